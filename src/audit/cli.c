@@ -1,0 +1,605 @@
+/* `cmax audit [PROFILE] [options]`: resolve the target, confirm, gather,
+ * grade, write the run directory, render. */
+#include <stdio.h>
+#include "cli.h"
+#include "engine.h"
+#include "target.h"
+#include "rundir.h"
+#include "../core/exitcodes.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include "../core/clock.h"
+#include "../core/datafile.h"
+#include "../core/runner.h"
+#include "../report/report.h"
+#include "../policy/minimums.h"
+#include "../xid/catalog.h"
+#include "config.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+void audit_usage(FILE *out)
+{
+	fputs("usage: cmax audit [PROFILE] [options]\n"
+	      "       cmax audit review [PATH] [--command CMD]... [--no-interactive]\n"
+	      "\n"
+	      "Read-only audit of this machine, graded PASS / WARN / FAIL / SKIP / ERROR.\n"
+	      "\n"
+	      "Profiles (default: all of them):\n"
+	      "  versions isolation hardware software containers orchestration networking\n"
+	      "  storage health access, and security (= versions + isolation; exits 2 on FAIL)\n"
+	      "\n"
+	      "Target (default: auto-detected):\n"
+	      "      --local            this machine; bare metal, VM or container is detected\n"
+	      "      --standalone       this machine as a standalone host\n"
+	      "      --vm               this machine, audited as a VM guest\n"
+	      "      --container        this machine, audited as a container\n"
+	      "      --slurm            every node of a Slurm allocation (not supported yet)\n"
+	      "      --k8s              every GPU node of a Kubernetes cluster (not supported yet)\n"
+	      "  -y, --yes              do not ask for confirmation\n"
+	      "\n"
+	      "Plan:\n"
+	      "  -s, --show             list the checks that would run, then exit\n"
+	      "      --dry-run          print the resolved plan (with -o yaml|json), run nothing\n"
+	      "  -o, --output FORMAT    plan format for --dry-run: yaml or json\n"
+	      "      --output-file PATH write the --dry-run plan to PATH (never overwrites)\n"
+	      "      --active           also run probes that change state or make traffic\n"
+	      "\n"
+	      "Inputs and outputs:\n"
+	      "      --sysroot DIR      read /proc, /sys, /etc, /dev, /var under DIR (also CMAX_SYSROOT)\n"
+	      "      --minimums FILE    grade versions against this minimum-version table\n"
+	      "      --output-dir DIR   write the run here instead of ~/.cmax/audit/<UTC timestamp>/\n"
+	      "      --json             print the graded report as JSON instead of text\n"
+	      "      --timeout SECONDS  budget for the whole audit (default 180)\n"
+	      "      --exit-zero        exit 0 even when the security profile has FAIL rows\n"
+	      "  -v, --verbose          repeat: -v observed/expected, -vv references,\n"
+	      "                         -vvv reproduce, remediation and evidence\n"
+	      "      --no-color         never colour (also NO_COLOR); colour only on a TTY\n"
+	      "  -h, --help             this help\n",
+	      out);
+}
+
+enum {
+	OPT_LOCAL = 1000, OPT_STANDALONE, OPT_VM, OPT_CONTAINER, OPT_SLURM, OPT_K8S, OPT_DRYRUN,
+	OPT_OUTFILE, OPT_ACTIVE, OPT_SYSROOT, OPT_MINIMUMS, OPT_OUTDIR, OPT_JSON, OPT_TIMEOUT,
+	OPT_EXITZERO, OPT_NOCOLOR, OPT_KUBECONFIG,
+};
+
+static const struct option audit_opts[] = {
+	{ "local", no_argument, NULL, OPT_LOCAL },
+	{ "standalone", no_argument, NULL, OPT_STANDALONE },
+	{ "vm", no_argument, NULL, OPT_VM },
+	{ "container", no_argument, NULL, OPT_CONTAINER },
+	{ "slurm", no_argument, NULL, OPT_SLURM },
+	{ "k8s", no_argument, NULL, OPT_K8S },
+	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+	{ "yes", no_argument, NULL, 'y' },
+	{ "show", no_argument, NULL, 's' },
+	{ "dry-run", no_argument, NULL, OPT_DRYRUN },
+	{ "output", required_argument, NULL, 'o' },
+	{ "output-file", required_argument, NULL, OPT_OUTFILE },
+	{ "active", no_argument, NULL, OPT_ACTIVE },
+	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+	{ "minimums", required_argument, NULL, OPT_MINIMUMS },
+	{ "output-dir", required_argument, NULL, OPT_OUTDIR },
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "exit-zero", no_argument, NULL, OPT_EXITZERO },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "no-color", no_argument, NULL, OPT_NOCOLOR },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct audit_opts {
+	const char *profile;
+	enum target_flag target;
+	int yes, show, dry_run, active, json, exit_zero, verbose, no_color;
+	const char *output_fmt, *output_file, *sysroot, *minimums, *output_dir;
+	long timeout_s;
+};
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fputs("cmax audit: ", stderr);
+	fprintf(stderr, fmt, arg);
+	fputs(" (see cmax audit --help)\n", stderr);
+	return EXIT_USAGE;
+}
+
+static int parse(int argc, char **argv, struct audit_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->timeout_s = 180;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+ysho:v", audit_opts, NULL)) != -1) {
+		enum target_flag tf = TF_NONE;
+		switch (c) {
+		case OPT_LOCAL: tf = TF_LOCAL; break;
+		case OPT_STANDALONE: tf = TF_STANDALONE; break;
+		case OPT_VM: tf = TF_VM; break;
+		case OPT_CONTAINER: tf = TF_CONTAINER; break;
+		case OPT_SLURM: tf = TF_SLURM; break;
+		case OPT_K8S: tf = TF_K8S; break;
+		case OPT_KUBECONFIG: break; /* accepted for compatibility; used by --k8s */
+		case 'y': o->yes = 1; break;
+		case 's': o->show = 1; break;
+		case OPT_DRYRUN: o->dry_run = 1; break;
+		case 'o': o->output_fmt = optarg; break;
+		case OPT_OUTFILE: o->output_file = optarg; break;
+		case OPT_ACTIVE: o->active = 1; break;
+		case OPT_SYSROOT: o->sysroot = optarg; break;
+		case OPT_MINIMUMS: o->minimums = optarg; break;
+		case OPT_OUTDIR: o->output_dir = optarg; break;
+		case OPT_JSON: o->json = 1; break;
+		case OPT_TIMEOUT: {
+			char *end;
+			errno = 0;
+			o->timeout_s = strtol(optarg, &end, 10);
+			if (errno || *end || o->timeout_s <= 0 || o->timeout_s > 86400)
+				return usage_error("--timeout wants whole seconds between 1 and 86400, not '%s'", optarg);
+			break;
+		}
+		case OPT_EXITZERO: o->exit_zero = 1; break;
+		case 'v': o->verbose++; break;
+		case OPT_NOCOLOR: o->no_color = 1; break;
+		case 'h': audit_usage(stdout); return -1;
+		case '?':
+		default:
+			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
+		}
+		if (tf != TF_NONE) {
+			if (o->target != TF_NONE && o->target != tf)
+				return usage_error("%s: choose one target flag", target_flag_name(tf));
+			o->target = tf;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->profile)
+			return usage_error("unexpected argument '%s'", argv[optind]);
+		if (!plan_profile_valid(argv[optind]))
+			return usage_error("unknown profile '%s'", argv[optind]);
+		o->profile = argv[optind];
+	}
+	if (o->verbose > 3)
+		o->verbose = 3;
+	if (o->output_fmt && strcmp(o->output_fmt, "yaml") && strcmp(o->output_fmt, "json"))
+		return usage_error("-o wants yaml or json, not '%s'", o->output_fmt);
+	if (o->output_fmt && !o->dry_run)
+		return usage_error("%s only goes with --dry-run (use --json for the graded report)", "-o");
+	if (o->output_file && !(o->dry_run && o->output_fmt))
+		return usage_error("%s needs --dry-run -o yaml|json", "--output-file");
+	if (!o->sysroot) {
+		const char *e = getenv("CMAX_SYSROOT");
+		if (e && *e)
+			o->sysroot = e;
+	}
+	return 0;
+}
+
+static int use_color(const struct audit_opts *o, FILE *f)
+{
+	const char *nc = getenv("NO_COLOR");
+	return !o->no_color && !(nc && *nc) && isatty(fileno(f));
+}
+
+static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *plan, const struct audit_opts *o)
+{
+	json_t *doc = json_object();
+	json_object_set_new(doc, "schema", json_string("cmax.audit.plan/1"));
+	json_object_set_new(doc, "tool_version", json_string(CMAX_VERSION));
+	json_object_set_new(doc, "profile", json_string(plan->profile ? plan->profile : "full"));
+	json_object_set_new(doc, "dry_run", json_true());
+	json_t *t = json_object();
+	json_object_set_new(t, "selection", json_string(ctx->target.selection));
+	json_object_set_new(t, "environment", json_string(ctx->target.environment));
+	json_object_set_new(t, "harness", json_string(ctx->target.harness));
+	json_object_set_new(t, "detection", json_string(ctx->target.why ? ctx->target.why : ""));
+	json_object_set_new(t, "sysroot", json_string(sysroot_get()));
+	json_object_set_new(doc, "target", t);
+	json_object_set_new(doc, "active", json_boolean(o->active));
+	json_object_set_new(doc, "timeout_s", json_integer(o->timeout_s));
+	json_t *checks = json_array(), *active = json_array(), *cols = json_array();
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct check_def *d = plan->checks[i];
+		json_t *c = json_object();
+		json_object_set_new(c, "id", json_string(d->id));
+		json_object_set_new(c, "profile", json_string(d->profile));
+		json_object_set_new(c, "title", json_string(d->title));
+		json_object_set_new(c, "applies", json_boolean((d->targets & ctx->target.mask) != 0));
+		json_object_set_new(c, "requires", json_string(d->requires ? d->requires : ""));
+		json_object_set_new(c, "changes_state", json_boolean(d->flags & CHECK_ACTIVE));
+		json_object_set_new(c, "needs_root", json_boolean(d->flags & CHECK_NEEDS_ROOT));
+		json_object_set_new(c, "remediation", d->remediation ? json_string(d->remediation) : json_null());
+		json_object_set_new(c, "reproduce", d->reproduce ? json_string(d->reproduce) : json_null());
+		json_array_append_new(checks, c);
+		if (d->flags & CHECK_ACTIVE) {
+			json_t *a = json_object();
+			json_object_set_new(a, "id", json_string(d->id));
+			json_object_set_new(a, "would_run", json_boolean(o->active));
+			json_object_set_new(a, "does", json_string(d->title));
+			json_array_append_new(active, a);
+		}
+		char *req = xstrdup(d->requires ? d->requires : "");
+		for (char *sv = NULL, *n = strtok_r(req, ",", &sv); n; n = strtok_r(NULL, ",", &sv)) {
+			n = str_trim(n);
+			int seen = 0;
+			size_t k;
+			json_t *x;
+			json_array_foreach(cols, k, x)
+				if (!strcmp(json_string_value(json_object_get(x, "name")), n))
+					seen = 1;
+			const struct collector_def *cd = collector_find(n);
+			if (!seen && cd) {
+				json_t *co = json_object();
+				json_object_set_new(co, "name", json_string(cd->name));
+				json_object_set_new(co, "reads", json_string(cd->description));
+				json_array_append_new(cols, co);
+			}
+		}
+		free(req);
+	}
+	json_object_set_new(doc, "checks", checks);
+	json_object_set_new(doc, "collectors", cols);
+	json_object_set_new(doc, "state_changing_probes", active);
+	json_t *art = json_array();
+	json_array_append_new(art, json_string("audit.out"));
+	json_array_append_new(art, json_string("audit.values.json"));
+	json_array_append_new(art, json_string("audit.results.json"));
+	json_object_set_new(doc, "artifacts", art);
+	char *base = rundir_base();
+	json_object_set_new(doc, "output_dir", json_string(o->output_dir ? o->output_dir : base));
+	free(base);
+	json_object_set_new(doc, "writes_outside_output_dir", json_false());
+	return doc;
+}
+
+static int write_plan(const json_t *doc, const struct audit_opts *o)
+{
+	FILE *out = stdout;
+	if (o->output_file) {
+		/* never overwrite: O_EXCL */
+		int fd = open(o->output_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0) {
+			fprintf(stderr, "cmax audit: cannot write %s: %s\n", o->output_file, strerror(errno));
+			return EXIT_CANTCREAT;
+		}
+		out = fdopen(fd, "w");
+	}
+	int rc = strcmp(o->output_fmt, "yaml") == 0 ? report_yaml(out, doc) : report_json(out, doc);
+	if (out != stdout && fclose(out) != 0)
+		rc = -1;
+	if (rc != 0) {
+		fprintf(stderr, "cmax audit: could not write the plan\n");
+		return EXIT_CANTCREAT;
+	}
+	return EXIT_OK;
+}
+
+static void show_plan(const struct audit_ctx *ctx, const struct audit_plan *plan, FILE *out)
+{
+	fprintf(out, "# cmax audit plan: %s, target %s (%s, %s)\n", plan->profile ? plan->profile : "full",
+		ctx->target.environment, ctx->target.harness, ctx->target.selection);
+	const char *prev = NULL;
+	for (size_t i = 0; i < plan->n; i++) {
+		const struct check_def *d = plan->checks[i];
+		if (!prev || strcmp(prev, d->profile)) {
+			fprintf(out, "\n## %s\n", d->profile);
+			prev = d->profile;
+		}
+		const char *note = !(d->targets & ctx->target.mask) ? " (n/a for this target)"
+				   : (d->flags & CHECK_ACTIVE) ? " (needs --active)" : "";
+		fprintf(out, "  %-36s %s%s\n", d->id, d->title, note);
+	}
+	fprintf(out, "\n%zu checks; reads files and runs read-only commands; writes only the run directory.\n", plan->n);
+}
+
+/* Interactive confirmation; returns 1 run, 0 declined, -1 usage error. */
+static int confirm(struct audit_ctx *ctx, struct audit_opts *o, const char *cmdline)
+{
+	if (o->yes)
+		return 1;
+	if (!isatty(STDIN_FILENO)) {
+		if (o->target != TF_NONE)
+			return 1; /* an explicit target is the operator's decision */
+		fprintf(stderr, "cmax audit: no terminal to confirm on: name the target (--local, --vm, "
+				"--container, ...) or pass --yes\n");
+		return -1;
+	}
+	for (;;) {
+		fprintf(stderr, "# cmax audit target\n  Command:   %s\n  Host:      %s\n  Target:    %s (%s harness)\n"
+				"  Selection: %s\n  Detection: %s\n  Access:    %s\n",
+			cmdline, ctx->hostname ? ctx->hostname : "?", ctx->target.environment, ctx->target.harness,
+			ctx->target.selection, ctx->target.why ? ctx->target.why : "",
+			ctx->is_root ? "root" : "unprivileged (probes that need root will SKIP and say so)");
+		fprintf(stderr, "Run this audit? [y]es, [c]hange target, [N]o ");
+		fflush(stderr);
+		char line[64];
+		if (!fgets(line, sizeof line, stdin))
+			return 0;
+		char *a = str_trim(line);
+		if (*a == 'y' || *a == 'Y')
+			return 1;
+		if (*a != 'c' && *a != 'C')
+			return 0;
+		fprintf(stderr, "  1) this machine, detected (bare metal / VM / container)\n  2) this machine as a VM\n"
+				"  3) this machine as a container\n  4) cancel\nChoice: ");
+		if (!fgets(line, sizeof line, stdin))
+			return 0;
+		char *err = NULL;
+		enum target_flag tf = line[0] == '1' ? TF_LOCAL : line[0] == '2' ? TF_VM : line[0] == '3' ? TF_CONTAINER : TF_NONE;
+		if (tf == TF_NONE)
+			return 0;
+		o->target = tf;
+		target_resolve(ctx, tf, &err);
+		free(err);
+		ctx->target.selection = "operator-selected";
+	}
+}
+
+static char *join_cmdline(int argc, char **argv)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "cmax audit");
+	for (int i = 1; i < argc; i++)
+		sb_addf(&sb, " %s", argv[i]);
+	return sb_detach(&sb);
+}
+
+static json_t *policy_json(struct audit_ctx *ctx, const char *minimums_path)
+{
+	json_t *p = json_object();
+	json_t *m = ctx->minimums ? minimums_meta(ctx->minimums, ctx->now) : json_object();
+	json_object_set_new(m, "path", json_string(minimums_path));
+	if (ctx->minimums_error)
+		json_object_set_new(m, "error", json_string(ctx->minimums_error));
+	json_object_set_new(p, "minimums", m);
+	json_t *x = json_object();
+	json_object_set_new(x, "catalog_date", ctx->xids ? json_string(xid_catalog_date(ctx->xids)) : json_null());
+	if (ctx->xids_error)
+		json_object_set_new(x, "error", json_string(ctx->xids_error));
+	json_object_set_new(p, "xid_catalog", x);
+	return p;
+}
+
+static json_t *collectors_json(struct audit_ctx *ctx)
+{
+	json_t *a = json_array();
+	static const char *const st[] = { "ok", "absent", "denied", "failed" };
+	for (size_t i = 0; i < collector_table_len; i++) {
+		struct col_run *c = &ctx->cols[i];
+		if (!c->done)
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "name", json_string(c->name));
+		json_object_set_new(o, "state", json_string(st[c->state]));
+		json_object_set_new(o, "reason", c->reason ? json_string(c->reason) : json_null());
+		json_object_set_new(o, "duration_ms", json_integer(c->duration_ms));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static char *dump_text(const struct report_meta *m, struct result *const *rows, size_t n, int verbose)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return xstrdup("");
+	report_text(f, m, rows, n, verbose, 0);
+	fclose(f);
+	return buf;
+}
+
+static void load_policy(struct audit_ctx *ctx, const char *minimums_path)
+{
+	char *err = NULL;
+	ctx->minimums = minimums_load(minimums_path, &err);
+	if (!ctx->minimums)
+		ctx->minimums_error = err;
+	char *xp = datafile_path("xid-catalog.json");
+	err = NULL;
+	ctx->xids = xid_catalog_load(xp, &err);
+	if (!ctx->xids)
+		ctx->xids_error = err;
+	free(xp);
+	char *gp = datafile_path("gpu-models.json");
+	ctx->gpu_models = datafile_load_json(gp, NULL);
+	free(gp);
+	char *tp = datafile_path("thresholds.json");
+	ctx->thresholds = datafile_load_json(tp, NULL);
+	free(tp);
+}
+
+static void free_policy(struct audit_ctx *ctx)
+{
+	if (ctx->minimums)
+		minimums_free(ctx->minimums);
+	if (ctx->xids)
+		xid_catalog_free(ctx->xids);
+	free(ctx->minimums_error);
+	free(ctx->xids_error);
+	json_decref(ctx->gpu_models);
+	json_decref(ctx->thresholds);
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	struct audit_opts o;
+	int prc = parse(argc, argv, &o);
+	if (prc < 0)
+		return EXIT_OK; /* --help */
+	if (prc > 0)
+		return prc;
+	if (o.sysroot) {
+		int rc = sysroot_set(o.sysroot);
+		if (rc != 0) {
+			fprintf(stderr, "cmax audit: --sysroot %s: %s\n", o.sysroot, strerror(-rc));
+			return EXIT_NOINPUT;
+		}
+	}
+	char *minimums_path = o.minimums ? xstrdup(o.minimums) : datafile_path("minimum-versions.json");
+	if (o.minimums && access(o.minimums, R_OK) != 0) {
+		fprintf(stderr, "cmax audit: --minimums %s: %s\n", o.minimums, strerror(errno));
+		free(minimums_path);
+		return EXIT_NOINPUT;
+	}
+	runner_set_budget_ms(o.timeout_s * 1000);
+
+	struct audit_ctx ctx = { 0 };
+	audit_ctx_init(&ctx);
+	ctx.now = clock_now();
+	ctx.active = o.active;
+	load_policy(&ctx, minimums_path);
+	if (o.minimums && !ctx.minimums) {
+		/* an explicitly named table that does not parse is bad input */
+		fprintf(stderr, "cmax audit: %s\n", ctx.minimums_error);
+		free_policy(&ctx);
+		audit_ctx_free(&ctx);
+		free(minimums_path);
+		return EXIT_DATAERR;
+	}
+	char *terr = NULL;
+	if (target_resolve(&ctx, o.target, &terr) != 0) {
+		fprintf(stderr, "cmax audit: %s\n", terr);
+		free(terr);
+		free_policy(&ctx);
+		audit_ctx_free(&ctx);
+		free(minimums_path);
+		return EXIT_USAGE;
+	}
+	json_t *os = facts_get(&ctx, "os", NULL);
+	ctx.hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
+	int root = 0;
+	ctx.is_root = fact_bool(os, "is_root", &root) == 0 && root;
+
+	struct audit_plan plan;
+	audit_plan_build(&plan, o.profile);
+	char *cmdline = join_cmdline(argc, argv);
+	int exit_code = EXIT_OK;
+
+	if (o.show || (o.dry_run && !o.output_fmt)) {
+		show_plan(&ctx, &plan, stdout);
+		goto done;
+	}
+	if (o.dry_run) {
+		json_t *doc = plan_json(&ctx, &plan, &o);
+		exit_code = write_plan(doc, &o);
+		json_decref(doc);
+		goto done;
+	}
+	int ok = confirm(&ctx, &o, cmdline);
+	if (ok < 0) {
+		exit_code = EXIT_USAGE;
+		goto done;
+	}
+	if (ok == 0) {
+		fprintf(stderr, "cmax audit: not run (answer was no)\n");
+		exit_code = EXIT_DECLINED;
+		goto done;
+	}
+
+	time_t started = ctx.now;
+	char started_iso[32], finished_iso[32];
+	clock_iso(started, started_iso, sizeof started_iso);
+	char *err = NULL;
+	char *dir = rundir_create(o.output_dir, started, &err);
+	if (!dir) {
+		fprintf(stderr, "cmax audit: %s\n", err);
+		free(err);
+		exit_code = EXIT_CANTCREAT;
+		goto done;
+	}
+
+	struct audit_report rep;
+	audit_run(&ctx, &plan, &rep);
+	clock_iso(clock_now(), finished_iso, sizeof finished_iso);
+
+	json_t *policy = policy_json(&ctx, minimums_path);
+	json_t *cols = collectors_json(&ctx);
+	struct report_meta meta = {
+		.profile = o.profile ? o.profile : "full",
+		.command = cmdline,
+		.started_at = started_iso,
+		.finished_at = finished_iso,
+		.duration_ms = rep.duration_ms,
+		.harness = ctx.target.harness,
+		.environment = ctx.target.environment,
+		.selection = ctx.target.selection,
+		.detection = ctx.target.why,
+		.host = ctx.hostname,
+		.sysroot = sysroot_get(),
+		.active = o.active,
+		.policy = policy,
+		.collectors = cols,
+	};
+	json_t *results = report_results_json(&meta, rep.results, rep.n);
+	json_t *values = json_object();
+	json_object_set_new(values, "schema", json_string(VALUES_SCHEMA));
+	json_object_set_new(values, "tool_version", json_string(CMAX_VERSION));
+	json_object_set_new(values, "started_at", json_string(started_iso));
+	json_object_set_new(values, "host", json_string(ctx.hostname));
+	json_object_set_new(values, "sysroot", json_string(sysroot_get()));
+	json_object_set_new(values, "facts", audit_values_json(&ctx));
+
+	/* Reports first, so a broken terminal cannot lose them. */
+	char *rj = json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	char *vj = json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	char *txt = dump_text(&meta, rep.results, rep.n, 3);
+	int wrc = 0;
+	struct { const char *name; char *data; } files[] = {
+		{ "audit.results.json", rj }, { "audit.values.json", vj }, { "audit.out", txt },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		if (!files[i].data)
+			continue;
+		struct strbuf sb = STRBUF_INIT;
+		sb_adds(&sb, files[i].data);
+		if (i < 2)
+			sb_adds(&sb, "\n");
+		int rc = rundir_write(dir, files[i].name, sb.buf, sb.len);
+		sb_free(&sb);
+		if (rc != 0) {
+			fprintf(stderr, "cmax audit: cannot write %s/%s: %s\n", dir, files[i].name, strerror(-rc));
+			wrc = EXIT_CANTCREAT;
+		}
+	}
+	free(rj);
+	free(vj);
+	free(txt);
+
+	if (o.json)
+		report_json(stdout, results);
+	else {
+		report_text(stdout, &meta, rep.results, rep.n, o.verbose, use_color(&o, stdout));
+		printf("Run saved in %s\n", dir);
+	}
+	fflush(stdout);
+
+	if (wrc)
+		exit_code = wrc;
+	else if (o.profile && !strcmp(o.profile, "security") && rep.counts[ST_FAIL] && !o.exit_zero)
+		exit_code = EXIT_FINDINGS;
+	else if (rep.budget_exhausted)
+		exit_code = EXIT_TIMEOUT;
+	json_decref(results);
+	json_decref(values);
+	json_decref(policy);
+	json_decref(cols);
+	audit_report_free(&rep);
+	free(dir);
+done:
+	free(cmdline);
+	audit_plan_free(&plan);
+	free_policy(&ctx);
+	audit_ctx_free(&ctx);
+	free(minimums_path);
+	return exit_code;
+}

@@ -1,0 +1,49 @@
+/* Everything one audit run shares: target, policy, facts cache, options. */
+#ifndef CMAX_CTX_H
+#define CMAX_CTX_H
+#include <jansson.h>
+#include <time.h>
+#include "../collect/collector.h"
+#include "../checks/check.h"
+
+struct minimums;      /* src/policy/minimums.h */
+struct xid_catalog;   /* src/policy/xid_catalog.h */
+
+struct target {
+	const char *harness;     /* standalone | slurm | k8s */
+	const char *environment; /* bare-metal | vm | container | slurm | k8s */
+	const char *selection;   /* explicit | auto-detected */
+	char *why;               /* what the detection saw */
+	unsigned mask;           /* TGT_* bit of the environment */
+};
+
+struct audit_ctx {
+	struct target target;
+	char *hostname;
+	time_t now;                 /* CMAX_NOW pins it for tests */
+	int active;                 /* --active: state-changing probes allowed */
+	int is_root;
+	struct minimums *minimums;  /* NULL when the table could not be read */
+	char *minimums_error;
+	struct xid_catalog *xids;
+	char *xids_error;
+	json_t *gpu_models;         /* data/gpu-models.json, NULL if unreadable */
+	json_t *thresholds;         /* data/thresholds.json */
+	struct col_run *cols;       /* parallel to collector_table */
+};
+
+/* Facts of a collector, running it on first use. Never NULL (empty object
+ * when the collector is not OK); *state tells whether they are usable. */
+json_t *facts_get(struct audit_ctx *ctx, const char *collector, enum col_state *state);
+struct col_run *facts_run(struct audit_ctx *ctx, const char *collector);
+
+/* Dotted-path accessors on a facts object; 0 when present and typed right. */
+const char *fact_str(const json_t *facts, const char *path);  /* NULL = unknown */
+int fact_int(const json_t *facts, const char *path, long long *out);
+int fact_bool(const json_t *facts, const char *path, int *out);
+int fact_real(const json_t *facts, const char *path, double *out);
+json_t *fact_get(const json_t *facts, const char *path);      /* borrowed */
+
+/* A threshold from data/thresholds.json ("gpu.idle_temp_c_max"), or dflt. */
+double threshold(struct audit_ctx *ctx, const char *path, double dflt);
+#endif

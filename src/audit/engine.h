@@ -1,0 +1,34 @@
+/* Plan and run an audit: choose checks for a profile and target, run the
+ * collectors they require (once each), grade, and keep results in order. */
+#ifndef CMAX_ENGINE_H
+#define CMAX_ENGINE_H
+#include "ctx.h"
+
+struct audit_plan {
+	const char *profile;   /* NULL = full; "security" = versions + isolation */
+	const struct check_def **checks;
+	size_t n;
+};
+
+struct audit_report {
+	struct result **results;
+	size_t n;
+	int counts[ST__COUNT];
+	long duration_ms;
+	int budget_exhausted;
+};
+
+/* Profiles a name selects ("security" expands to versions+isolation). */
+int plan_profile_valid(const char *profile);
+void audit_plan_build(struct audit_plan *plan, const char *profile);
+void audit_plan_free(struct audit_plan *plan);
+
+/* ctx must have target and policy set; cols allocated by ctx_init. */
+void audit_ctx_init(struct audit_ctx *ctx);
+void audit_ctx_free(struct audit_ctx *ctx);
+void audit_run(struct audit_ctx *ctx, const struct audit_plan *plan, struct audit_report *rep);
+void audit_report_free(struct audit_report *rep);
+
+/* Facts document (audit.values.json). */
+json_t *audit_values_json(struct audit_ctx *ctx);
+#endif

@@ -1,0 +1,117 @@
+/* The facts cache: each collector runs once, on first demand. */
+#include "ctx.h"
+#include "../core/strbuf.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct col_run *facts_run(struct audit_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < collector_table_len; i++) {
+		if (strcmp(collector_table[i].name, name) != 0)
+			continue;
+		struct col_run *c = &ctx->cols[i];
+		if (!c->done) {
+			c->name = collector_table[i].name;
+			c->facts = json_object();
+			c->evidence = json_array();
+			c->state = COL_OK;
+			c->done = 1; /* set first: a collector may ask for another, never itself */
+			long t0 = mono_ms();
+			if (runner_budget_exhausted())
+				col_set_state(c, COL_FAILED, "not run: the --timeout budget was spent");
+			else
+				collector_table[i].fn(ctx, c);
+			c->duration_ms = mono_ms() - t0;
+		}
+		return c;
+	}
+	return NULL;
+}
+
+json_t *facts_get(struct audit_ctx *ctx, const char *name, enum col_state *state)
+{
+	struct col_run *c = facts_run(ctx, name);
+	if (!c) {
+		if (state)
+			*state = COL_FAILED;
+		return NULL;
+	}
+	if (state)
+		*state = c->state;
+	return c->facts;
+}
+
+json_t *fact_get(const json_t *facts, const char *path)
+{
+	if (!facts)
+		return NULL;
+	const json_t *cur = facts;
+	const char *p = path;
+	while (cur && *p) {
+		const char *dot = strchr(p, '.');
+		size_t n = dot ? (size_t)(dot - p) : strlen(p);
+		char key[128];
+		if (n >= sizeof key)
+			return NULL;
+		memcpy(key, p, n);
+		key[n] = 0;
+		if (json_is_array(cur)) {
+			char *end;
+			long idx = strtol(key, &end, 10);
+			cur = (*end == 0 && idx >= 0) ? json_array_get(cur, (size_t)idx) : NULL;
+		} else {
+			cur = json_object_get(cur, key);
+		}
+		p += n;
+		if (*p == '.')
+			p++;
+	}
+	return (json_t *)cur;
+}
+
+const char *fact_str(const json_t *facts, const char *path)
+{
+	return json_string_value(fact_get(facts, path));
+}
+
+int fact_int(const json_t *facts, const char *path, long long *out)
+{
+	json_t *v = fact_get(facts, path);
+	if (json_is_integer(v)) {
+		*out = json_integer_value(v);
+		return 0;
+	}
+	if (json_is_real(v)) {
+		*out = (long long)json_real_value(v);
+		return 0;
+	}
+	return -1;
+}
+
+int fact_real(const json_t *facts, const char *path, double *out)
+{
+	json_t *v = fact_get(facts, path);
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	return -1;
+}
+
+int fact_bool(const json_t *facts, const char *path, int *out)
+{
+	json_t *v = fact_get(facts, path);
+	if (json_is_boolean(v)) {
+		*out = json_is_true(v);
+		return 0;
+	}
+	return -1;
+}
+
+double threshold(struct audit_ctx *ctx, const char *path, double dflt)
+{
+	double v;
+	if (ctx->thresholds && fact_real(ctx->thresholds, path, &v) == 0)
+		return v;
+	return dflt;
+}

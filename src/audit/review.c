@@ -1,0 +1,263 @@
+/* `cmax audit review [PATH]`: reopen a finished run and query it. */
+#include <stdio.h>
+#include "cli.h"
+#include "rundir.h"
+#include "../core/exitcodes.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include "../report/report.h"
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+struct review {
+	char *dir;
+	json_t *doc;
+	struct result **rows;
+	size_t n;
+	int color;
+};
+
+static void review_usage(FILE *out)
+{
+	fputs("usage: cmax audit review [PATH] [--command CMD]... [--no-interactive] [-v]\n"
+	      "PATH is a run directory, its audit.results.json or audit.out (default: the newest run).\n"
+	      "Commands: summary | all | passes | show ID|N | find TEXT | raw [TEXT] | paths | help | quit\n",
+	      out);
+}
+
+static int load(struct review *rv, const char *path)
+{
+	struct stat st;
+	if (!path) {
+		rv->dir = rundir_newest();
+		if (!rv->dir) {
+			char *base = rundir_base();
+			fprintf(stderr, "cmax audit review: no run found under %s\n", base);
+			free(base);
+			return EXIT_NOINPUT;
+		}
+	} else if (stat(path, &st) != 0) {
+		fprintf(stderr, "cmax audit review: %s: no such file or directory\n", path);
+		return EXIT_NOINPUT;
+	} else if (S_ISDIR(st.st_mode)) {
+		rv->dir = xstrdup(path);
+	} else {
+		const char *slash = strrchr(path, '/');
+		rv->dir = slash ? xstrndup(path, (size_t)(slash - path)) : xstrdup(".");
+	}
+	char *rp = xasprintf("%s/audit.results.json", rv->dir);
+	json_error_t je;
+	rv->doc = json_load_file(rp, 0, &je);
+	if (!rv->doc) {
+		fprintf(stderr, "cmax audit review: %s: %s\n", rp, je.text);
+		int code = access(rp, F_OK) == 0 ? EXIT_DATAERR : EXIT_NOINPUT;
+		free(rp);
+		return code;
+	}
+	const char *schema = json_string_value(json_object_get(rv->doc, "schema"));
+	json_t *res = json_object_get(rv->doc, "results");
+	if (!schema || strcmp(schema, RESULTS_SCHEMA) != 0 || !json_is_array(res)) {
+		fprintf(stderr, "cmax audit review: %s: not a cmax audit results file (schema %s)\n", rp,
+			schema ? schema : "missing");
+		free(rp);
+		return EXIT_DATAERR;
+	}
+	free(rp);
+	rv->rows = xcalloc(json_array_size(res) + 1, sizeof *rv->rows);
+	size_t i;
+	json_t *o;
+	json_array_foreach(res, i, o) {
+		struct result *r = result_from_json(o);
+		if (!r) {
+			fprintf(stderr, "cmax audit review: row %zu is malformed; skipped\n", i + 1);
+			continue;
+		}
+		rv->rows[rv->n++] = r;
+	}
+	return EXIT_OK;
+}
+
+static void summary(struct review *rv)
+{
+	json_t *t = json_object_get(rv->doc, "target");
+	printf("Run %s\n  started %s, profile %s, host %s, target %s\n", rv->dir,
+	       json_string_value(json_object_get(rv->doc, "started_at")) ?: "?",
+	       json_string_value(json_object_get(rv->doc, "profile")) ?: "?",
+	       json_string_value(json_array_get(json_object_get(t, "hosts"), 0)) ?: "?",
+	       json_string_value(json_object_get(t, "environment")) ?: "?");
+	int any = 0;
+	for (size_t i = 0; i < rv->n; i++)
+		if (rv->rows[i]->status == ST_FAIL || rv->rows[i]->status == ST_WARN || rv->rows[i]->status == ST_ERROR) {
+			report_text_row(stdout, rv->rows[i], 0, rv->color, (int)i + 1);
+			any = 1;
+		}
+	if (!any)
+		printf("  nothing failed or warned\n");
+	report_text_counts(stdout, rv->rows, rv->n, rv->color);
+}
+
+static int matches(const struct result *r, const char *text)
+{
+	if (strcasestr(r->id, text) || (r->title && strcasestr(r->title, text)) ||
+	    (r->summary && strcasestr(r->summary, text)))
+		return 1;
+	int hit = 0;
+	if (r->observed) {
+		char *s = json_dumps(r->observed, JSON_COMPACT | JSON_ENCODE_ANY);
+		hit = s && strcasestr(s, text);
+		free(s);
+	}
+	return hit;
+}
+
+static void raw(struct review *rv, const char *text)
+{
+	char *p = xasprintf("%s/audit.out", rv->dir);
+	FILE *f = fopen(p, "r");
+	if (!f) {
+		printf("no audit.out in %s\n", rv->dir);
+		free(p);
+		return;
+	}
+	char line[4096];
+	int no = 0;
+	while (fgets(line, sizeof line, f)) {
+		no++;
+		if (!text || !*text || strcasestr(line, text))
+			printf("%5d: %s", no, line);
+	}
+	fclose(f);
+	free(p);
+}
+
+/* Returns 1 to quit. */
+static int run_command(struct review *rv, char *cmd, int verbose)
+{
+	char *c = str_trim(cmd);
+	char *arg = strchr(c, ' ');
+	if (arg) {
+		*arg++ = 0;
+		arg = str_trim(arg);
+	}
+	if (!*c || !strcmp(c, "summary")) {
+		summary(rv);
+	} else if (!strcmp(c, "all") || !strcmp(c, "passes")) {
+		int passes = !strcmp(c, "passes");
+		for (size_t i = 0; i < rv->n; i++)
+			if (!passes || rv->rows[i]->status == ST_PASS)
+				report_text_row(stdout, rv->rows[i], verbose, rv->color, (int)i + 1);
+	} else if (!strcmp(c, "show")) {
+		if (!arg || !*arg) {
+			printf("show needs a check id or a row number\n");
+			return 0;
+		}
+		char *end;
+		long k = strtol(arg, &end, 10);
+		int found = 0;
+		for (size_t i = 0; i < rv->n; i++)
+			if ((*end == 0 && (long)i + 1 == k) || !strcmp(rv->rows[i]->id, arg)) {
+				report_text_row(stdout, rv->rows[i], 3, rv->color, (int)i + 1);
+				found = 1;
+			}
+		if (!found)
+			printf("no check '%s' in this run\n", arg);
+	} else if (!strcmp(c, "find")) {
+		if (!arg || !*arg) {
+			printf("find needs some text\n");
+			return 0;
+		}
+		int found = 0;
+		for (size_t i = 0; i < rv->n; i++)
+			if (matches(rv->rows[i], arg)) {
+				report_text_row(stdout, rv->rows[i], verbose, rv->color, (int)i + 1);
+				found = 1;
+			}
+		if (!found)
+			printf("nothing matches '%s'\n", arg);
+	} else if (!strcmp(c, "raw")) {
+		raw(rv, arg);
+	} else if (!strcmp(c, "paths")) {
+		printf("run:     %s\nresults: %s/audit.results.json\nvalues:  %s/audit.values.json\nlog:     %s/audit.out\n",
+		       rv->dir, rv->dir, rv->dir, rv->dir);
+	} else if (!strcmp(c, "help") || !strcmp(c, "?")) {
+		review_usage(stdout);
+	} else if (!strcmp(c, "quit") || !strcmp(c, "exit") || !strcmp(c, "q")) {
+		return 1;
+	} else {
+		printf("unknown command '%s' (try help)\n", c);
+	}
+	return 0;
+}
+
+int cmd_review(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "command", required_argument, NULL, 'c' },
+		{ "no-interactive", no_argument, NULL, 'n' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "no-color", no_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *cmds[64];
+	int ncmds = 0, no_inter = 0, verbose = 1, no_color = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			if (ncmds == 64) {
+				fprintf(stderr, "cmax audit review: too many --command\n");
+				return EXIT_USAGE;
+			}
+			cmds[ncmds++] = optarg;
+			break;
+		case 'n': no_inter = 1; break;
+		case 'v': verbose++; break;
+		case 'C': no_color = 1; break;
+		case 'h': review_usage(stdout); return EXIT_OK;
+		default:
+			fprintf(stderr, "cmax audit review: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc - optind > 1) {
+		fprintf(stderr, "cmax audit review: one PATH at most\n");
+		return EXIT_USAGE;
+	}
+	struct review rv = { 0 };
+	const char *nc = getenv("NO_COLOR");
+	rv.color = !no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+	int rc = load(&rv, optind < argc ? argv[optind] : NULL);
+	if (rc == EXIT_OK) {
+		for (int i = 0; i < ncmds; i++) {
+			char *cp = xstrdup(cmds[i]);
+			run_command(&rv, cp, verbose);
+			free(cp);
+		}
+		if (!ncmds && (no_inter || !isatty(STDIN_FILENO)))
+			summary(&rv);
+		if (!no_inter && !ncmds && isatty(STDIN_FILENO)) {
+			summary(&rv);
+			char line[1024];
+			for (;;) {
+				printf("audit-review> ");
+				fflush(stdout);
+				if (!fgets(line, sizeof line, stdin))
+					break;
+				if (run_command(&rv, line, verbose))
+					break;
+			}
+		}
+	}
+	for (size_t i = 0; i < rv.n; i++)
+		result_free(rv.rows[i]);
+	free(rv.rows);
+	json_decref(rv.doc);
+	free(rv.dir);
+	return rc;
+}

@@ -1,0 +1,315 @@
+/* Health monitoring: DCGM and dcgm-exporter (presence and versions), LBNL
+ * NHC, and the last seven days of Xid history with the action each event
+ * deserved. A node that logged a fallen-off-the-bus Xid this week and is
+ * still in service is the reliability failure the method looks for. */
+#include "checks.h"
+#include "gpu_verdict.h"
+#include "../core/strbuf.h"
+#include "../xid/catalog.h"
+#include <stdlib.h>
+#include <string.h>
+
+/* 1: NVIDIA GPUs seen; 0: PCI facts show none (AMD or CPU-only); -1: unknown. */
+static int nvidia_host(struct audit_ctx *ctx, int *amd)
+{
+	enum col_state st;
+	json_t *pci = facts_get(ctx, "pci", &st);
+	long long nv = 0, a = 0;
+	*amd = 0;
+	int pci_ok = st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0;
+	if (pci_ok && fact_int(pci, "amd_gpus", &a) == 0)
+		*amd = a > 0;
+	json_t *n = facts_get(ctx, "nvidia", &st);
+	int present = 0;
+	if (st == COL_OK && fact_bool(n, "present", &present) == 0 && present)
+		return 1;
+	if (pci_ok)
+		return nv > 0;
+	return -1;
+}
+
+static int skip_not_nvidia(struct audit_ctx *ctx, struct result *r, int *nv_out)
+{
+	int amd;
+	int nv = nvidia_host(ctx, &amd);
+	*nv_out = nv;
+	if (nv == 0) {
+		r_skip(r, "not applicable: no NVIDIA GPU%s", amd ? " (AMD GPUs: use RDC/amd-smi monitoring)" : "");
+		return 1;
+	}
+	return 0;
+}
+
+/* Evidence entries of a collector whose command starts with `prefix`. */
+static void copy_cmd_evidence(struct audit_ctx *ctx, struct result *r, const char *collector, const char *prefix)
+{
+	struct col_run *c = facts_run(ctx, collector);
+	size_t i;
+	json_t *e;
+	if (!c)
+		return;
+	json_array_foreach(c->evidence, i, e) {
+		const char *cmd = json_string_value(json_object_get(e, "command"));
+		if (!prefix || (cmd && str_starts(cmd, prefix)))
+			r_evidence(r, json_deep_copy(e));
+	}
+}
+
+static void grade_tool(struct audit_ctx *ctx, struct result *r, const char *key, const char *component,
+		       const char *what, const char *absent_note)
+{
+	json_t *f = facts_get(ctx, "health", NULL);
+	json_t *o = fact_get(f, key);
+	int inst = 0;
+	fact_bool(o, "installed", &inst);
+	const char *ver = fact_str(o, "version"), *src = fact_str(o, "version_source");
+	const char *err = fact_str(o, "version_error");
+	if (!inst) {
+		r_skip(r, "%s is not installed (%s)", what, absent_note);
+		return;
+	}
+	if (!ver && err) {
+		/* the tool answered, but not with a version: the probe broke */
+		r_error(r, "%s version unreadable: `%s` %s", what, src ? src : "?", err);
+		copy_cmd_evidence(ctx, r, "health", src ? src : NULL);
+		return;
+	}
+	if (!ver) {
+		r_warn(r, "%s is installed but its version could not be read (no binary on PATH and no image tag "
+		       "in its unit)", what);
+		return;
+	}
+	char *label = xasprintf("%s %s (from %s)", what, ver, src ? src : "?");
+	gpu_grade_version(ctx, r, component, label, ver, NULL, NULL);
+	free(label);
+}
+
+void check_hl_dcgm_version(struct audit_ctx *ctx, struct result *r)
+{
+	grade_tool(ctx, r, "dcgm", "dcgm", "DCGM", "health.dcgm reports its absence");
+}
+
+void check_hl_exporter_version(struct audit_ctx *ctx, struct result *r)
+{
+	grade_tool(ctx, r, "dcgm_exporter", "dcgmExporter", "dcgm-exporter",
+		   "health.dcgm-exporter reports its absence");
+}
+
+static void units_text(struct strbuf *sb, json_t *units)
+{
+	json_t *u;
+	size_t i;
+	json_array_foreach(units, i, u) {
+		int en = 0;
+		fact_bool(u, "enabled", &en);
+		sb_addf(sb, "%s%s%s", sb->len ? ", " : "", fact_str(u, "unit"), en ? " (enabled)" : " (not enabled)");
+	}
+}
+
+void check_hl_dcgm(struct audit_ctx *ctx, struct result *r)
+{
+	int nv;
+	if (skip_not_nvidia(ctx, r, &nv))
+		return;
+	json_t *o = fact_get(facts_get(ctx, "health", NULL), "dcgm");
+	r_observed(r, json_deep_copy(o));
+	r_expectedf(r, "DCGM installed (dcgmi / nv-hostengine, nvidia-dcgm service) so GPU health can be watched");
+	int inst = 0, running = 0;
+	fact_bool(o, "installed", &inst);
+	fact_bool(o, "running", &running);
+	if (inst) {
+		struct strbuf sb = STRBUF_INIT;
+		if (fact_str(o, "dcgmi_path"))
+			sb_addf(&sb, "dcgmi %s", fact_str(o, "version") ? fact_str(o, "version") : "(version unread)");
+		else if (fact_str(o, "hostengine_path"))
+			sb_adds(&sb, "nv-hostengine");
+		struct strbuf us = STRBUF_INIT;
+		units_text(&us, fact_get(o, "units"));
+		r_pass(r, "DCGM installed: %s%s%s%s", sb_str(&sb), us.len ? "; units " : "", sb_str(&us),
+		       running ? "; nv-hostengine running" : "");
+		sb_free(&sb);
+		sb_free(&us);
+		return;
+	}
+	if (nv < 0) {
+		r_warn(r, "DCGM not found, and whether this host has NVIDIA GPUs could not be read");
+	} else {
+		r_fail(r, "DCGM is not installed on an NVIDIA GPU node (no dcgmi, nv-hostengine or nvidia-dcgm unit): "
+		       "no GPU health watches, diagnostics or field data for the exporter");
+	}
+	r_remedy(r, "Install datacenter-gpu-manager (DCGM 4.x), enable nvidia-dcgm.service and wire `dcgmi health` "
+		 "into the node health check.");
+}
+
+void check_hl_exporter(struct audit_ctx *ctx, struct result *r)
+{
+	int nv;
+	if (skip_not_nvidia(ctx, r, &nv))
+		return;
+	json_t *o = fact_get(facts_get(ctx, "health", NULL), "dcgm_exporter");
+	r_observed(r, json_deep_copy(o));
+	r_expectedf(r, "dcgm-exporter deployed (binary, systemd unit or running process) feeding metrics and an XID panel");
+	int inst = 0, running = 0;
+	fact_bool(o, "installed", &inst);
+	fact_bool(o, "running", &running);
+	if (inst) {
+		struct strbuf us = STRBUF_INIT;
+		units_text(&us, fact_get(o, "units"));
+		const char *v = fact_str(o, "version");
+		r_pass(r, "dcgm-exporter present%s%s%s%s%s", v ? " " : "", v ? v : "", us.len ? "; units " : "",
+		       sb_str(&us), running ? "; process running" : "");
+		sb_free(&us);
+		return;
+	}
+	r_warn(r, "no dcgm-exporter on this %s (no binary, unit or process): GPU metrics and Xids do not reach "
+	       "a dashboard from here", nv < 0 ? "host" : "NVIDIA GPU node");
+	r_remedy(r, "Run dcgm-exporter on every GPU node (systemd unit or the GPU Operator's DaemonSet) and scrape "
+		 "it; on Kubernetes the DaemonSet's pods are not visible from the node and this row can be ignored.");
+}
+
+void check_hl_nhc(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *o = fact_get(facts_get(ctx, "health", NULL), "nhc");
+	r_observed(r, json_deep_copy(o));
+	r_expectedf(r, "LBNL NHC installed (/usr/sbin/nhc and /etc/nhc/nhc.conf) with active checks");
+	int inst = 0;
+	long long active = -1;
+	fact_bool(o, "installed", &inst);
+	fact_int(o, "conf_active_lines", &active);
+	if (inst) {
+		if (active == 0)
+			r_warn(r, "NHC is installed but /etc/nhc/nhc.conf has no active checks: it passes every node");
+		else
+			r_pass(r, "NHC installed (%s, %lld active lines in %s)", fact_str(o, "path"), active, fact_str(o, "conf"));
+		return;
+	}
+	int amd;
+	int nv = nvidia_host(ctx, &amd);
+	if (nv == 0 && !amd) {
+		r_skip(r, "NHC not installed; not required on a node without GPUs");
+		return;
+	}
+	r_warn(r, "LBNL NHC is not installed%s: nothing drains this node when a GPU, mount or daemon fails "
+	       "(a Slurm fleet audit grades HealthCheckProgram separately)",
+	       fact_str(o, "path") ? " (nhc present but /etc/nhc/nhc.conf missing)" : "");
+	r_remedy(r, "Install lbnl-nhc, write /etc/nhc/nhc.conf with GPU (DCGM), mount and daemon checks and run it "
+		 "from Slurm's HealthCheckProgram or a node-problem-detector.");
+}
+
+/* App faults (13, 31, 43, 45): the catalog groups them under "app" or
+ * "teardown"; they say something about a job, not about the node. */
+static int app_fault(const struct xid_catalog *cat, int code)
+{
+	const struct xid_info *x = cat ? xid_catalog_lookup(cat, code) : NULL;
+	return x && x->klass && (strstr(x->klass, "app") || strstr(x->klass, "teardown"));
+}
+
+static int action_rank(const char *a)
+{
+	enum xid_action x;
+	if (!a || xid_action_parse(a, &x) != 0)
+		return XA_CONTACT_SUPPORT;
+	return (int)x;
+}
+
+void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
+{
+	int nv;
+	if (skip_not_nvidia(ctx, r, &nv))
+		return;
+	enum col_state st;
+	json_t *f = facts_get(ctx, "xid", &st);
+	struct col_run *c = facts_run(ctx, "xid");
+	const char *why = c && c->reason ? c->reason : "no reason recorded";
+	if (st != COL_OK) {
+		if (st == COL_DENIED)
+			r_skip(r, "needs privileges: %s", why);
+		else if (st == COL_ABSENT)
+			r_skip(r, "%s", why);
+		else
+			r_error(r, "probe failed (xid collector): %s", why);
+		copy_cmd_evidence(ctx, r, "xid", NULL);
+		return;
+	}
+	json_t *a = fact_get(f, "assessment");
+	const char *src = fact_str(f, "source"), *since = fact_str(f, "since");
+	long long outside = 0, nev = 0;
+	int trunc = 0;
+	fact_int(f, "events_outside_window", &outside);
+	fact_int(f, "events_in_window", &nev);
+	fact_bool(f, "truncated", &trunc);
+
+	json_t *obs = json_object();
+	fact_set_str(obs, "source", src);
+	fact_set_str(obs, "since", since);
+	json_object_set(obs, "counts", fact_get(f, "counts"));
+	json_object_set(obs, "sxid_counts", fact_get(f, "sxid_counts"));
+	fact_set_str(obs, "worst_action", fact_str(f, "worst_action"));
+	json_object_set(obs, "xids", fact_get(a, "xids"));
+	json_object_set(obs, "gpus", fact_get(a, "gpus"));
+	if (json_array_size(fact_get(a, "sxids")))
+		json_object_set(obs, "sxids", fact_get(a, "sxids"));
+	json_object_set_new(obs, "events_outside_window", json_integer(outside));
+	r_observed(r, obs);
+	r_expectedf(r, "no Xid in the last 7 days that needed a GPU reset, a drain or a reboot");
+
+	char tail[160] = "";
+	snprintf(tail, sizeof tail, " (source %s since %s%s%s)", src ? src : "?", since ? since : "?",
+		 outside ? "; older events ignored" : "", trunc ? "; log truncated at 16 MiB" : "");
+
+	if (!nev) {
+		r_pass(r, "no Xids in 7 days%s", tail);
+		return;
+	}
+	struct strbuf hard = STRBUF_INIT, soft = STRBUF_INIT, apps = STRBUF_INIT;
+	int worst = XA_NONE, non_app = 0;
+	json_t *x;
+	size_t i;
+	const char *key = "xids";
+	for (int pass = 0; pass < 2; pass++, key = "sxids") {
+		json_array_foreach(fact_get(a, key), i, x) {
+			long long code = 0, cnt = 0;
+			fact_int(x, "code", &cnt);
+			code = cnt;
+			fact_int(x, "count", &cnt);
+			const char *act = fact_str(x, "action");
+			int rank = action_rank(act);
+			struct strbuf devs = STRBUF_INIT;
+			json_t *d;
+			size_t k;
+			json_array_foreach(fact_get(x, pass ? "switches" : "gpus"), k, d)
+				sb_addf(&devs, "%s%s", k ? " " : "", json_string_value(d));
+			char *item = xasprintf("%s %lld x%lld on %s -> %s", pass ? "SXid" : "Xid", code, cnt,
+					       devs.len ? sb_str(&devs) : "?", act ? act : "?");
+			sb_free(&devs);
+			if (rank >= XA_RESET_GPU)
+				sb_addf(&hard, "%s%s", hard.len ? "; " : "", item);
+			else if (!pass && app_fault(ctx->xids, (int)code))
+				sb_addf(&apps, "%s%s", apps.len ? "; " : "", item);
+			else {
+				non_app++;
+				sb_addf(&soft, "%s%s", soft.len ? "; " : "", item);
+			}
+			if (rank > worst)
+				worst = rank;
+			free(item);
+		}
+	}
+	if (!ctx->xids && worst >= XA_RESET_GPU) {
+		r_warn(r, "%lld Xid events in 7 days could not be classified: the XID catalog is unavailable (%s)%s",
+		       nev, ctx->xids_error ? ctx->xids_error : "not loaded", tail);
+	} else if (worst >= XA_RESET_GPU) {
+		r_fail(r, "Xids in 7 days needing a reset, drain or reboot: %s%s%s%s", sb_str(&hard),
+		       soft.len || apps.len ? "; also: " : "", soft.len ? sb_str(&soft) : sb_str(&apps), tail);
+		r_remedy(r, "Drain the affected GPUs/node, act as each Xid requires (reset the GPU, reboot for Xid 79, "
+			 "RMA on repeated ECC/row-remap failures), and make the health check do this automatically.");
+	} else if (non_app) {
+		r_warn(r, "Xids in 7 days that needed an application restart: %s%s%s%s", sb_str(&soft),
+		       apps.len ? "; application faults: " : "", sb_str(&apps), tail);
+	} else {
+		r_pass(r, "only application-fault Xids in 7 days (job errors, not node faults): %s%s", sb_str(&apps), tail);
+	}
+	sb_free(&hard);
+	sb_free(&soft);
+	sb_free(&apps);
+}

@@ -1,0 +1,344 @@
+/* RDMA fabric checks: ConnectX firmware against the table, port state,
+ * HCA naming and the operstate of fabric/storage netdevs. */
+#include "checks.h"
+#include "../core/strbuf.h"
+#include "../policy/minimums.h"
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 1: GPUs seen, 0: none, -1: cannot tell (no PCI or GPU facts). */
+static int gpu_node(struct audit_ctx *ctx)
+{
+	enum col_state st;
+	json_t *pci = facts_get(ctx, "pci", &st);
+	long long nv = 0, amd = 0;
+	if (st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0 && fact_int(pci, "amd_gpus", &amd) == 0)
+		return nv + amd > 0;
+	json_t *n = facts_get(ctx, "nvidia", &st);
+	int present = 0;
+	if (st == COL_OK && fact_bool(n, "present", &present) == 0 && present)
+		return 1;
+	return -1;
+}
+
+static enum status worse(enum status a, enum status b)
+{
+	static const int rank[ST__COUNT] = { [ST_PASS] = 0, [ST_SKIP] = 1, [ST_WARN] = 2, [ST_ERROR] = 3, [ST_FAIL] = 4 };
+	return rank[b] > rank[a] ? b : a;
+}
+
+void check_net_connectx_fw(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = facts_get(ctx, "network", NULL), *h;
+	json_t *devs = json_array();
+	size_t i;
+	enum status st = ST_PASS;
+	int n = 0, nfail = 0, nunk = 0;
+	struct strbuf bad = STRBUF_INIT, unk = STRBUF_INIT;
+	const char *floor_shown = NULL;
+	char *floor_keep = NULL;
+
+	if (!ctx->minimums) {
+		r_warn(r, "ConnectX firmware read but not graded: cmax's minimum-version table is unavailable (%s). "
+		       "This is a cmax installation problem, not the provider's",
+		       ctx->minimums_error ? ctx->minimums_error : "no reason recorded");
+		json_decref(devs);
+		return;
+	}
+	json_array_foreach(fact_get(f, "hcas"), i, h) {
+		int mlx = 0;
+		if (fact_bool(h, "mellanox", &mlx) != 0 || !mlx)
+			continue;
+		n++;
+		const char *name = fact_str(h, "name"), *fw = fact_str(h, "fw_ver");
+		struct mv_verdict v;
+		minimums_grade(ctx->minimums, "connectxFirmware", fw, NULL, ctx->now, &v);
+		json_t *d = json_object();
+		fact_set_str(d, "device", name);
+		fact_set_str(d, "hca_type", fact_str(h, "hca_type"));
+		fact_set_str(d, "board_id", fact_str(h, "board_id"));
+		fact_set_str(d, "fw_ver", fw);
+		fact_set_str(d, "status", mv_status_name(v.status));
+		fact_set_str(d, "minimum", v.minimum);
+		fact_set_str(d, "detail", v.detail);
+		json_array_append_new(devs, d);
+		switch (v.status) {
+		case MV_FAIL:
+			nfail++;
+			st = worse(st, ST_FAIL);
+			sb_addf(&bad, "%s%s %s < %s", bad.len ? ", " : "", name, fw, v.minimum ? v.minimum : "?");
+			r_refs_json(r, v.cves);
+			r_refs_json(r, v.advisories);
+			break;
+		case MV_UNKNOWN:
+			nunk++;
+			st = worse(st, ST_WARN);
+			sb_addf(&unk, "%s%s %s", unk.len ? ", " : "", name, fw ? fw : "(fw_ver unreadable)");
+			break;
+		default:
+			if (!floor_shown && v.minimum)
+				floor_shown = floor_keep = xstrdup(v.minimum);
+			break;
+		}
+		mv_verdict_free(&v);
+	}
+	if (!n) {
+		json_decref(devs);
+		sb_free(&bad);
+		sb_free(&unk);
+		r_skip(r, "not applicable: no Mellanox/NVIDIA ConnectX or BlueField HCA");
+		return;
+	}
+	r_observed(r, devs);
+	r_expectedf(r, "each HCA at or above the floor of its firmware train (connectxFirmware trainMap)");
+	if (st == ST_FAIL) {
+		r_fail(r, "%d of %d ConnectX HCAs run firmware below their train's floor: %s", nfail, n, sb_str(&bad));
+		r_remedy(r, "Update the HCA firmware (mlxfwmanager --online -u, or the OEM package) to the fixed "
+			 "release of its train, then reset the HCA (mlxfwreset) or reboot.");
+	} else if (st == ST_WARN) {
+		r_warn(r, "%d of %d ConnectX HCAs could not be graded: %s", nunk, n, sb_str(&unk));
+	} else {
+		if (floor_shown)
+			r_pass(r, "all %d ConnectX HCAs meet the firmware floor of their train (e.g. >= %s)", n,
+			       floor_shown);
+		else
+			r_pass(r, "all %d ConnectX HCAs meet the firmware floor of their train", n);
+	}
+	free(floor_keep);
+	sb_free(&bad);
+	sb_free(&unk);
+}
+
+static int port_up(json_t *p)
+{
+	const char *s = fact_str(p, "state"), *ph = fact_str(p, "phys_state");
+	return s && strcmp(s, "ACTIVE") == 0 && (!ph || strcmp(ph, "LinkUp") == 0);
+}
+
+void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = facts_get(ctx, "network", NULL), *h, *p;
+	json_t *hcas = fact_get(f, "hcas");
+	size_t i, k;
+	if (!json_array_size(hcas)) {
+		int g = gpu_node(ctx);
+		if (g == 0) {
+			r_skip(r, "not applicable: no GPU and no RDMA device on this node");
+		} else {
+			r_warn(r, "no RDMA device (/sys/class/infiniband is empty or absent)%s: multi-node "
+			       "NCCL falls back to TCP sockets", g < 0 ? "; GPU presence unknown" : " on a GPU node");
+			r_remedy(r, "Expose the InfiniBand/RoCE HCAs to this node (driver mlx5_ib / bnxt_re loaded, "
+				 "SR-IOV VF or passthrough in a VM, rdma device plugin in Kubernetes).");
+		}
+		r_observed(r, json_array());
+		return;
+	}
+	json_t *obs = json_array();
+	struct strbuf down_nd = STRBUF_INIT, down_other = STRBUF_INIT, sum = STRBUF_INIT;
+	int nports = 0, nup = 0, fail = 0, warn = 0;
+	json_t *kinds = json_object();
+	json_array_foreach(hcas, i, h) {
+		const char *name = fact_str(h, "name");
+		int has_nd = json_array_size(fact_get(h, "netdevs")) > 0;
+		json_array_foreach(fact_get(h, "ports"), k, p) {
+			nports++;
+			json_t *o = json_object();
+			fact_set_str(o, "hca", name);
+			json_object_set(o, "port", json_object_get(p, "port"));
+			fact_set_str(o, "state", fact_str(p, "state"));
+			fact_set_str(o, "phys_state", fact_str(p, "phys_state"));
+			fact_set_str(o, "link_layer", fact_str(p, "link_layer"));
+			fact_set_str(o, "rate", fact_str(p, "rate"));
+			json_object_set(o, "netdevs", fact_get(h, "netdevs"));
+			json_array_append_new(obs, o);
+			char *tag = xasprintf("%s/%lld %s/%s", name, (long long)json_integer_value(json_object_get(p, "port")),
+					      fact_str(p, "state") ?: "?", fact_str(p, "phys_state") ?: "?");
+			if (port_up(p)) {
+				nup++;
+				char *kind = xasprintf("%s %s", fact_str(p, "link_layer") ?: "?",
+						       fact_str(p, "rate") ?: "rate ?");
+				json_t *c = json_object_get(kinds, kind);
+				json_object_set_new(kinds, kind, json_integer(c ? json_integer_value(c) + 1 : 1));
+				free(kind);
+			} else if (has_nd) {
+				fail++;
+				sb_addf(&down_nd, "%s%s", down_nd.len ? ", " : "", tag);
+			} else {
+				warn++;
+				sb_addf(&down_other, "%s%s", down_other.len ? ", " : "", tag);
+			}
+			free(tag);
+		}
+	}
+	const char *kk;
+	json_t *kv;
+	json_object_foreach(kinds, kk, kv)
+		sb_addf(&sum, "%s%lld x %s", sum.len ? ", " : "", (long long)json_integer_value(kv), kk);
+	json_decref(kinds);
+	r_observed(r, obs);
+	r_expectedf(r, "every RDMA port ACTIVE / LinkUp");
+	size_t nh = json_array_size(hcas);
+	if (!nports) {
+		r_warn(r, "%zu RDMA devices but no ports readable under /sys/class/infiniband/*/ports", nh);
+	} else if (fail) {
+		r_fail(r, "%d of %d RDMA ports are not ACTIVE/LinkUp on HCAs with a netdev: %s%s%s", fail, nports,
+		       sb_str(&down_nd), warn ? "; also down without a netdev: " : "", sb_str(&down_other));
+		r_remedy(r, "Check cabling, transceivers and the switch port (ibstat, mlxlink -d <dev> -p 1), and "
+			 "that a subnet manager serves the fabric; drain the node until every rail is up.");
+	} else if (warn) {
+		r_warn(r, "%d of %d RDMA ports are down on HCAs without a netdev (unused or unconfigured?): %s; "
+		       "up: %s", warn, nports, sb_str(&down_other), sb_str(&sum));
+	} else {
+		r_pass(r, "%zu RDMA devices, %d ports ACTIVE/LinkUp: %s", nh, nup, sb_str(&sum));
+	}
+	sb_free(&down_nd);
+	sb_free(&down_other);
+	sb_free(&sum);
+}
+
+/* "<prefix><digits>" */
+static int prefixed_number(const char *s, const char *prefix)
+{
+	size_t n = strlen(prefix);
+	if (strncmp(s, prefix, n) != 0 || !s[n])
+		return 0;
+	for (s += n; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return 0;
+	return 1;
+}
+
+/* roce_p0_rail3 / ib_p1_rail0 style rail naming */
+static int rail_name(const char *s)
+{
+	const char *p = NULL;
+	if (str_starts(s, "roce_p"))
+		p = s + 6;
+	else if (str_starts(s, "ib_p"))
+		p = s + 4;
+	if (!p || !isdigit((unsigned char)*p))
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	if (!str_starts(p, "_rail"))
+		return 0;
+	return prefixed_number(p, "_rail");
+}
+
+static int standard_hca_name(const char *s)
+{
+	/* kernel driver defaults, plus the rail schemes some fleets use */
+	static const char *const kernel_prefixes[] = { "mlx5_", "mlx4_", "bnxt_re", "irdma", "efa_", "ionic_", "ibp", NULL };
+	for (int i = 0; kernel_prefixes[i]; i++)
+		if (prefixed_number(s, kernel_prefixes[i]))
+			return 1;
+	return rail_name(s);
+}
+
+void check_net_hca_naming(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = facts_get(ctx, "network", NULL), *h;
+	json_t *hcas = fact_get(f, "hcas");
+	if (!json_array_size(hcas)) {
+		r_skip(r, "no RDMA devices to name");
+		return;
+	}
+	json_t *names = json_array();
+	struct strbuf bad = STRBUF_INIT, ok = STRBUF_INIT;
+	size_t i;
+	int nbad = 0;
+	json_array_foreach(hcas, i, h) {
+		const char *n = fact_str(h, "name");
+		json_array_append_new(names, json_string(n));
+		if (standard_hca_name(n)) {
+			sb_addf(&ok, "%s%s", ok.len ? ", " : "", n);
+		} else {
+			nbad++;
+			sb_addf(&bad, "%s%s", bad.len ? ", " : "", n);
+		}
+	}
+	r_observed(r, names);
+	r_expectedf(r, "mlx5_N (or another driver default such as bnxt_reN), or rail names roce_pN_railN / ibpN");
+	if (nbad) {
+		r_warn(r, "%d of %zu RDMA devices have non-standard names: %s; NCCL_IB_HCA lists, topology "
+		       "files and tenants' scripts that expect mlx5_N will not match", nbad, json_array_size(hcas),
+		       sb_str(&bad));
+		r_remedy(r, "Drop the udev/rdma rename rules (or use rail names consistently across the fleet) "
+			 "and publish the NIC-to-GPU mapping.");
+	} else {
+		r_pass(r, "RDMA devices use standard names: %s", sb_str(&ok));
+	}
+	sb_free(&bad);
+	sb_free(&ok);
+}
+
+static const char *const fabric_drivers[] = { "mlx5_core", "mlx4_core", "ice", "bnxt_en", "ionic", NULL };
+
+static int fabric_driver(const char *d)
+{
+	for (int i = 0; d && fabric_drivers[i]; i++)
+		if (strcmp(d, fabric_drivers[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int bdf_is_hca(json_t *hcas, const char *bdf)
+{
+	json_t *h;
+	size_t i;
+	json_array_foreach(hcas, i, h) {
+		const char *b = fact_str(h, "bdf");
+		if (b && bdf && strcmp(b, bdf) == 0)
+			return 1;
+	}
+	return 0;
+}
+
+void check_net_netdev_operstate(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = facts_get(ctx, "network", NULL), *d;
+	json_t *hcas = fact_get(f, "hcas");
+	size_t i;
+	json_t *obs = json_array();
+	struct strbuf down = STRBUF_INIT;
+	int n = 0, ndown = 0, nunknown = 0;
+	json_array_foreach(fact_get(f, "netdevs"), i, d) {
+		const char *drv = fact_str(d, "driver"), *bdf = fact_str(d, "bdf");
+		/* an RDMA-capable function is fabric or storage whatever its driver */
+		if (!fabric_driver(drv) && !bdf_is_hca(hcas, bdf))
+			continue;
+		n++;
+		const char *os = fact_str(d, "operstate");
+		json_t *o = json_object();
+		fact_set_str(o, "netdev", fact_str(d, "name"));
+		fact_set_str(o, "driver", drv);
+		fact_set_str(o, "bdf", bdf);
+		fact_set_str(o, "operstate", os);
+		json_array_append_new(obs, o);
+		if (os && (strcmp(os, "down") == 0 || strcmp(os, "lowerlayerdown") == 0)) {
+			ndown++;
+			sb_addf(&down, "%s%s (%s, %s)", down.len ? ", " : "", fact_str(d, "name"), drv ? drv : "?", os);
+		} else if (!os) {
+			nunknown++;
+		}
+	}
+	if (!n) {
+		json_decref(obs);
+		sb_free(&down);
+		r_skip(r, "no netdev backed by a fabric/storage NIC (mlx5_core, mlx4_core, ice, bnxt_en, ionic or an RDMA function)");
+		return;
+	}
+	r_observed(r, obs);
+	r_expectedf(r, "operstate up on every fabric/storage netdev");
+	if (ndown) {
+		r_warn(r, "%d of %d fabric/storage netdevs are down: %s", ndown, n, sb_str(&down));
+		r_remedy(r, "Bring the links up (ip link set <dev> up, check cabling and the switch port) or remove "
+			 "them from the storage/NCCL configuration; a down storage NIC silently halves bandwidth.");
+	} else if (nunknown) {
+		r_warn(r, "%d of %d fabric/storage netdevs have an unreadable operstate", nunknown, n);
+	} else {
+		r_pass(r, "all %d fabric/storage netdevs are up", n);
+	}
+	sb_free(&down);
+}

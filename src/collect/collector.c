@@ -1,0 +1,102 @@
+#include "collector.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define EXCERPT_MAX 1024
+
+void col_set_state(struct col_run *c, enum col_state st, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(c->reason);
+	char *s = sb_detach(&sb);
+	c->reason = str_sanitize(s, strlen(s));
+	free(s);
+	c->state = st;
+}
+
+int col_run_cmd(struct col_run *c, const char *const argv[], int timeout_ms, struct cmd_result *res)
+{
+	struct run_opts o = { .timeout_ms = timeout_ms };
+	int rc = runner_run(argv, &o, res);
+	/* A missing tool is a fact (absent), not evidence worth a row of noise,
+	 * but it is still recorded so "why SKIP" can be answered. */
+	json_array_append_new(c->evidence, cmd_evidence(res, EXCERPT_MAX));
+	return rc;
+}
+
+void col_evidence_file(struct col_run *c, const char *path, const char *content)
+{
+	json_t *e = json_object();
+	json_object_set_new(e, "kind", json_string("file"));
+	json_object_set_new(e, "path", json_string(path));
+	if (content) {
+		char *x = str_excerpt(content, strlen(content), EXCERPT_MAX);
+		json_object_set_new(e, "excerpt", json_string(x));
+		free(x);
+	} else {
+		json_object_set_new(e, "excerpt", json_null());
+		json_object_set_new(e, "readable", json_false());
+	}
+	json_array_append_new(c->evidence, e);
+}
+
+char *col_read(struct col_run *c, const char *path)
+{
+	char *s = sr_read_str(path);
+	col_evidence_file(c, path, s);
+	return s;
+}
+
+char *col_read_quiet(const char *path)
+{
+	return sr_read_str(path);
+}
+
+void col_evidence_note(struct col_run *c, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	json_t *e = json_object();
+	json_object_set_new(e, "kind", json_string("note"));
+	char *s = str_sanitize(sb_str(&sb), sb.len);
+	json_object_set_new(e, "text", json_string(s));
+	free(s);
+	sb_free(&sb);
+	json_array_append_new(c->evidence, e);
+}
+
+void fact_set_str(json_t *obj, const char *key, const char *val)
+{
+	if (!val) {
+		json_object_set_new(obj, key, json_null());
+		return;
+	}
+	char *s = str_sanitize(val, strlen(val));
+	json_object_set_new(obj, key, json_string(s));
+	free(s);
+}
+
+void fact_set_int(json_t *obj, const char *key, long long val)
+{
+	json_object_set_new(obj, key, json_integer(val));
+}
+
+void fact_set_bool(json_t *obj, const char *key, int val)
+{
+	json_object_set_new(obj, key, json_boolean(val));
+}
+
+void fact_set_null(json_t *obj, const char *key)
+{
+	json_object_set_new(obj, key, json_null());
+}

@@ -1,0 +1,132 @@
+/* NUMA layout from /sys/devices/system/node: which nodes have CPUs and how
+ * much memory each holds. A node with memory and no CPUs is how GPU HBM
+ * shows up when a Grace system onlines it as system RAM (and how CXL or
+ * PMEM expanders show up on x86).
+ *
+ * Facts: {nodes: [{node, cpulist, cpus, mem_total_kb|null, memory_only}],
+ * count, with_cpus, memory_only: [node ids]}. */
+#include "collectors.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include <ctype.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NODE_DIR "/sys/devices/system/node"
+
+/* Number of CPUs in a kernel cpulist ("0-55,112-167"); -1 when malformed. */
+static long cpulist_count(const char *s)
+{
+	long n = 0;
+	const char *p = s;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0)
+			return -1;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return -1;
+			p = end;
+		} else {
+			b = a;
+		}
+		if (*p == ':') /* stride syntax "0-7:2/4" is for input only; be safe */
+			return -1;
+		n += b - a + 1;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return n;
+}
+
+/* "Node 3 MemTotal:  192937984 kB" */
+static int node_memtotal(const char *text, long long *kb)
+{
+	const char *p = strstr(text, "MemTotal:");
+	if (!p)
+		return -1;
+	p += strlen("MemTotal:");
+	char *end;
+	errno = 0;
+	long long v = strtoll(p, &end, 10);
+	if (end == p || errno || v < 0)
+		return -1;
+	*kb = v;
+	return 0;
+}
+
+void collect_numa(struct audit_ctx *ctx, struct col_run *c)
+{
+	(void)ctx;
+	char **names = NULL;
+	size_t n = 0;
+	int rc = sr_list(NODE_DIR, &names, &n);
+	if (rc != 0) {
+		col_set_state(c, COL_ABSENT, "%s: %s (kernel without NUMA support, or /sys not visible)",
+			      NODE_DIR, strerror(-rc));
+		return;
+	}
+	json_t *f = c->facts, *nodes = json_array(), *memonly = json_array();
+	long with_cpus = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = names[i];
+		if (strncmp(e, "node", 4) != 0 || !e[4] || strspn(e + 4, "0123456789") != strlen(e + 4))
+			continue;
+		long id = strtol(e + 4, NULL, 10);
+		json_t *nd = json_object();
+		fact_set_int(nd, "node", id);
+		char *p = xasprintf(NODE_DIR "/%s/cpulist", e);
+		char *cl = col_read(c, p);
+		free(p);
+		long cpus = cl ? cpulist_count(cl) : -1;
+		fact_set_str(nd, "cpulist", cl);
+		if (cpus >= 0)
+			fact_set_int(nd, "cpus", cpus);
+		else
+			fact_set_null(nd, "cpus");
+		free(cl);
+
+		p = xasprintf(NODE_DIR "/%s/meminfo", e);
+		char *mi = col_read_quiet(p);
+		long long kb = 0;
+		int mem_ok = mi && node_memtotal(mi, &kb) == 0;
+		if (mem_ok) {
+			fact_set_int(nd, "mem_total_kb", kb);
+			char *line = xasprintf("MemTotal %lld kB", kb);
+			col_evidence_file(c, p, line);
+			free(line);
+		} else {
+			fact_set_null(nd, "mem_total_kb");
+		}
+		free(mi);
+		free(p);
+		if (cpus > 0)
+			with_cpus++;
+		if (cpus == 0 && mem_ok && kb > 0) {
+			fact_set_bool(nd, "memory_only", 1);
+			json_array_append_new(memonly, json_integer(id));
+		} else if (cpus < 0 || !mem_ok) {
+			fact_set_null(nd, "memory_only");
+		} else {
+			fact_set_bool(nd, "memory_only", 0);
+		}
+		json_array_append_new(nodes, nd);
+	}
+	sr_list_free(names, n);
+	if (json_array_size(nodes) == 0) {
+		json_decref(nodes);
+		json_decref(memonly);
+		col_set_state(c, COL_ABSENT, "%s lists no node directories", NODE_DIR);
+		return;
+	}
+	fact_set_int(f, "count", (long long)json_array_size(nodes));
+	fact_set_int(f, "with_cpus", with_cpus);
+	json_object_set_new(f, "nodes", nodes);
+	json_object_set_new(f, "memory_only", memonly);
+}

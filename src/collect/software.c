@@ -1,0 +1,519 @@
+/* The user-space toolbox a tenant expects on a GPU node: NCCL (and how
+ * /etc/nccl.conf or the environment overrides it), MPI / HPC-X, perf, git,
+ * pip and an editor. A tool counts as present when it is on PATH, because
+ * that is what a batch shell sees. Version probes run only for tools that
+ * exist, each once, with a short timeout. */
+#include "collectors.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include "../parse/procfs.h"
+#include "../policy/version.h"
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+static const char *const plain_tools[] = {
+	"git", "pip", "pip3", "vim", "vi", "nano", "emacs", "perf", "mpirun", "ompi_info", NULL,
+};
+
+static void set_tool_paths(json_t *f)
+{
+	json_t *t = json_object();
+	for (int i = 0; plain_tools[i]; i++) {
+		/* a bool, not the path: the path says nothing a check needs and
+		 * would tie recorded facts to the directory the test ran in */
+		char *p = runner_which(plain_tools[i]);
+		fact_set_bool(t, plain_tools[i], p != NULL);
+		free(p);
+	}
+	json_object_set_new(f, "tools", t);
+}
+
+/* First line of a command's stderr (or stdout), for a one-line reason. */
+static char *first_line(const struct cmd_result *r)
+{
+	const char *s = (r->err && *r->err) ? r->err : (r->out ? r->out : "");
+	while (*s == '\n' || *s == ' ')
+		s++;
+	size_t n = strcspn(s, "\n");
+	return str_sanitize(s, n > 240 ? 240 : n);
+}
+
+/* Why a probe broke, without timings (facts must be reproducible). */
+static char *broke_why(const struct cmd_result *r)
+{
+	switch (r->outcome) {
+	case RUN_SIGNALED:
+		return xasprintf("%s: killed by signal %d", r->cmdline, r->term_signal);
+	case RUN_TIMEOUT:
+		return xasprintf("%s: no answer within %d ms, killed", r->cmdline, r->timeout_ms);
+	case RUN_EXITED:
+		if (r->out_truncated || r->err_truncated)
+			return xasprintf("%s: printed more than the output cap (%zu bytes kept): garbage, not a version",
+					 r->cmdline, r->out_len);
+		if (r->exit_code > 128 && r->exit_code < 128 + 65)
+			return xasprintf("%s: exit %d, a crash (signal %d)", r->cmdline, r->exit_code,
+					 r->exit_code - 128);
+		return xasprintf("%s: exit %d but no version in its output", r->cmdline, r->exit_code);
+	default: {
+		char *d = cmd_describe(r);
+		char *s = xasprintf("%s: %s", r->cmdline, d);
+		free(d);
+		return s;
+	}
+	}
+}
+
+/* probe: "ok" (version read), "unrunnable" (ran and said why it cannot
+ * work, e.g. Ubuntu's perf wrapper without linux-tools for this kernel),
+ * "failed" (hung, crashed, flooded or unparseable: the probe broke). */
+static void probe_version(struct col_run *c, json_t *o, const char *const argv[])
+{
+	struct cmd_result r;
+	col_run_cmd(c, argv, 3000, &r);
+	char *ver = NULL;
+	int clean = r.outcome == RUN_EXITED && !r.out_truncated && !r.err_truncated;
+	if (clean && r.exit_code == 0)
+		ver = parse_first_version(r.out, r.out_len);
+	if (ver) {
+		json_object_set_new(o, "probe", json_string("ok"));
+		fact_set_str(o, "version", ver);
+		fact_set_null(o, "error");
+		const char *om = r.out ? strstr(r.out, "(Open MPI) ") : NULL;
+		if (om) {
+			/* keep the pre-release tag: "4.1.7rc1" is HPC-X's build */
+			om += strlen("(Open MPI) ");
+			char *tok = xstrndup(om, strcspn(om, " \t\r\n"));
+			fact_set_str(o, "version", tok);
+			free(tok);
+		}
+		if (om)
+			fact_set_str(o, "flavor", "Open MPI");
+		else if (r.out && strstr(r.out, "Intel(R) MPI"))
+			fact_set_str(o, "flavor", "Intel MPI");
+		else if (r.out && strstr(r.out, "HYDRA"))
+			fact_set_str(o, "flavor", "MPICH");
+	} else if (clean && r.exit_code != 0 && r.exit_code <= 128) {
+		char *why = first_line(&r);
+		char *e = xasprintf("%s: exit %d: %s", r.cmdline, r.exit_code, why);
+		json_object_set_new(o, "probe", json_string("unrunnable"));
+		fact_set_null(o, "version");
+		fact_set_str(o, "error", e);
+		free(e);
+		free(why);
+	} else {
+		char *e = broke_why(&r);
+		json_object_set_new(o, "probe", json_string("failed"));
+		fact_set_null(o, "version");
+		fact_set_str(o, "error", e);
+		free(e);
+	}
+	free(ver);
+	cmd_result_free(&r);
+}
+
+/* ---- NCCL libraries ---- */
+
+/* "libnccl.so.2.27.7" -> "2.27.7"; NULL when the name carries no full version. */
+static char *nccl_version_from_name(const char *name)
+{
+	if (!str_starts(name, "libnccl.so."))
+		return NULL;
+	const char *v = name + strlen("libnccl.so.");
+	if (!strchr(v, '.'))
+		return NULL; /* "libnccl.so.2": soname only */
+	for (const char *p = v; *p; p++)
+		if (!(*p == '.' || (*p >= '0' && *p <= '9')))
+			return NULL;
+	return xstrdup(v);
+}
+
+static void add_lib(json_t *libs, const char *path, const char *version, const char *source)
+{
+	json_t *o = json_object();
+	fact_set_str(o, "path", path);
+	fact_set_str(o, "version", version);
+	fact_set_str(o, "source", source);
+	json_array_append_new(libs, o);
+}
+
+/* One library directory: the versioned file when there is one, otherwise
+ * the soname link resolved to its target's name. Plugins are listed apart. */
+static void scan_lib_dir(const char *dir, const char *source, const char *fallback_version,
+			 json_t *libs, json_t *plugins, json_t *seen)
+{
+	char **names;
+	size_t n;
+	/* /usr/lib64 -> /usr/lib and friends: list each real directory once */
+	char *real = sr_realpath(dir);
+	if (!real)
+		return;
+	if (json_object_get(seen, real)) {
+		free(real);
+		return;
+	}
+	json_object_set_new(seen, real, json_true());
+	free(real);
+	if (sr_list(dir, &names, &n) != 0)
+		return;
+	int found = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *p = xasprintf("%s/%s", dir, names[i]);
+		if (str_starts(names[i], "libnccl-net") && strstr(names[i], ".so")) {
+			json_array_append_new(plugins, json_string(p));
+		} else {
+			char *v = nccl_version_from_name(names[i]);
+			if (v) {
+				add_lib(libs, p, v, source);
+				found = 1;
+			}
+			free(v);
+		}
+		free(p);
+	}
+	for (size_t i = 0; !found && i < n; i++) {
+		if (strcmp(names[i], "libnccl.so.2") != 0)
+			continue;
+		char *p = xasprintf("%s/%s", dir, names[i]);
+		char *tgt = sr_link_basename(p);
+		char *v = tgt ? nccl_version_from_name(tgt) : NULL;
+		add_lib(libs, p, v ? v : fallback_version, source);
+		free(v);
+		free(tgt);
+		free(p);
+	}
+	sr_list_free(names, n);
+}
+
+/* "nvidia_nccl_cu12-2.27.7.dist-info" in a site-packages dir -> "2.27.7". */
+static char *wheel_nccl_version(const char *site)
+{
+	char **names;
+	size_t n;
+	char *v = NULL;
+	if (sr_list(site, &names, &n) != 0)
+		return NULL;
+	for (size_t i = 0; i < n && !v; i++) {
+		if (!str_starts(names[i], "nvidia_nccl_cu") || !str_ends(names[i], ".dist-info"))
+			continue;
+		const char *dash = strchr(names[i], '-');
+		if (dash)
+			v = xstrndup(dash + 1, strlen(dash + 1) - strlen(".dist-info"));
+	}
+	sr_list_free(names, n);
+	return v;
+}
+
+/* Every entry of `parent` starting with `prefix`, as full paths. */
+static void glob_prefix(const char *parent, const char *prefix, json_t *out)
+{
+	char **names;
+	size_t n;
+	if (sr_list(parent, &names, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (str_starts(names[i], prefix)) {
+			char *p = xasprintf("%s/%s", parent, names[i]);
+			json_array_append_new(out, json_string(p));
+			free(p);
+		}
+	sr_list_free(names, n);
+}
+
+static void scan_nccl(struct col_run *c, json_t *f)
+{
+	json_t *libs = json_array();
+	json_t *plugins = json_array();
+	json_t *seen = json_object();
+	static const char *const sys_dirs[] = {
+		"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64",
+		"/usr/lib", "/usr/local/lib", NULL,
+	};
+	for (int i = 0; sys_dirs[i]; i++)
+		scan_lib_dir(sys_dirs[i], "system", NULL, libs, plugins, seen);
+
+	json_t *roots = json_array();
+	glob_prefix("/usr/local", "cuda", roots);
+	size_t i;
+	json_t *v;
+	json_array_foreach(roots, i, v) {
+		char *d = xasprintf("%s/lib64", json_string_value(v));
+		scan_lib_dir(d, "cuda", NULL, libs, plugins, seen);
+		free(d);
+	}
+	json_array_clear(roots);
+	glob_prefix("/opt", "nccl", roots);
+	json_array_foreach(roots, i, v) {
+		char *d = xasprintf("%s/lib", json_string_value(v));
+		scan_lib_dir(d, "opt", NULL, libs, plugins, seen);
+		free(d);
+		d = xasprintf("%s/build/lib", json_string_value(v));
+		scan_lib_dir(d, "opt", NULL, libs, plugins, seen);
+		free(d);
+	}
+	json_array_clear(roots);
+
+	/* pip wheels (nvidia-nccl-cu12/cu13): the file is only libnccl.so.2,
+	 * the version lives in the dist-info directory next to it. */
+	static const char *const py_prefixes[] = {
+		"/usr/lib", "/usr/local/lib", "/usr/lib64", "/opt/conda/lib", NULL,
+	};
+	for (int k = 0; py_prefixes[k]; k++)
+		glob_prefix(py_prefixes[k], "python3", roots);
+	json_array_foreach(roots, i, v) {
+		static const char *const kinds[] = { "site-packages", "dist-packages", NULL };
+		for (int k = 0; kinds[k]; k++) {
+			char *site = xasprintf("%s/%s", json_string_value(v), kinds[k]);
+			char *d = xasprintf("%s/nvidia/nccl/lib", site);
+			if (sr_is_dir(d)) {
+				char *wv = wheel_nccl_version(site);
+				scan_lib_dir(d, "python", wv, libs, plugins, seen);
+				free(wv);
+			}
+			free(d);
+			free(site);
+		}
+	}
+	json_decref(roots);
+
+	/* HPC-X ships the RDMA/SHARP NCCL plugin. */
+	json_t *hp = json_array();
+	glob_prefix("/opt", "hpcx", hp);
+	json_array_foreach(hp, i, v) {
+		char *d = xasprintf("%s/nccl_rdma_sharp_plugin/lib", json_string_value(v));
+		json_t *none = json_array();
+		scan_lib_dir(d, "hpcx", NULL, none, plugins, seen);
+		json_decref(none);
+		free(d);
+	}
+	json_decref(hp);
+	json_decref(seen);
+
+	json_t *nccl = json_object();
+	const char *best = NULL;
+	json_array_foreach(libs, i, v) {
+		const char *ver = json_string_value(json_object_get(v, "version"));
+		int cmp;
+		if (ver && (!best || (ver_compare(ver, best, &cmp) == 0 && cmp > 0)))
+			best = ver;
+	}
+	fact_set_str(nccl, "version", best);
+	fact_set_bool(nccl, "installed", json_array_size(libs) > 0);
+	json_object_set_new(nccl, "libraries", libs);
+	json_object_set_new(nccl, "net_plugins", plugins);
+	json_object_set_new(f, "nccl", nccl);
+	col_evidence_note(c, "NCCL search: %zu librar%s found", json_array_size(libs),
+			  json_array_size(libs) == 1 ? "y" : "ies");
+}
+
+/* ---- NCCL configuration ---- */
+
+static void read_conf(struct col_run *c, const char *path, json_t *files)
+{
+	char *s = col_read(c, path);
+	if (!s)
+		return;
+	json_t *o = json_object();
+	fact_set_str(o, "path", path);
+	json_object_set_new(o, "settings", parse_kv_conf(s, strlen(s)));
+	json_array_append_new(files, o);
+	free(s);
+}
+
+/* The GID table and link layer of each RDMA port, so a forced
+ * NCCL_IB_GID_INDEX can be checked against what it points at. */
+static void read_rdma_ports(long gid_index, json_t *f)
+{
+	json_t *ports = json_array();
+	char **devs;
+	size_t nd;
+	if (sr_list("/sys/class/infiniband", &devs, &nd) != 0) {
+		json_object_set_new(f, "rdma_ports", json_null());
+		json_decref(ports);
+		return;
+	}
+	for (size_t d = 0; d < nd; d++) {
+		char *pdir = xasprintf("/sys/class/infiniband/%s/ports", devs[d]);
+		char **pn;
+		size_t np;
+		if (sr_list(pdir, &pn, &np) == 0) {
+			for (size_t p = 0; p < np; p++) {
+				json_t *o = json_object();
+				fact_set_str(o, "device", devs[d]);
+				fact_set_str(o, "port", pn[p]);
+				char *q = xasprintf("%s/%s/link_layer", pdir, pn[p]);
+				char *ll = col_read_quiet(q);
+				fact_set_str(o, "link_layer", ll);
+				free(ll);
+				free(q);
+				if (gid_index >= 0) {
+					q = xasprintf("%s/%s/gids/%ld", pdir, pn[p], gid_index);
+					char *g = col_read_quiet(q);
+					fact_set_str(o, "gid", g);
+					free(g);
+					free(q);
+					q = xasprintf("%s/%s/gid_attrs/types/%ld", pdir, pn[p], gid_index);
+					g = col_read_quiet(q);
+					fact_set_str(o, "gid_type", g);
+					free(g);
+					free(q);
+				}
+				json_array_append_new(ports, o);
+			}
+			sr_list_free(pn, np);
+		}
+		free(pdir);
+	}
+	sr_list_free(devs, nd);
+	json_object_set_new(f, "rdma_ports", ports);
+}
+
+static void scan_nccl_conf(struct col_run *c, json_t *f)
+{
+	json_t *conf = json_object();
+	json_t *files = json_array();
+	/* NCCL reads $NCCL_CONF_FILE or ~/.nccl.conf, then /etc/nccl.conf;
+	 * environment variables override both. */
+	const char *cf = getenv("NCCL_CONF_FILE");
+	if (cf && *cf == '/')
+		read_conf(c, cf, files);
+	const char *home = getenv("HOME");
+	if (home && *home == '/' && strcmp(home, "/") != 0) {
+		char *p = xasprintf("%s/.nccl.conf", home);
+		if (sr_exists(p))
+			read_conf(c, p, files);
+		free(p);
+	}
+	read_conf(c, "/etc/nccl.conf", files);
+
+	json_t *env = json_object();
+	for (char **e = environ; e && *e; e++) {
+		if (!str_starts(*e, "NCCL_"))
+			continue;
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		char *k = xstrndup(*e, (size_t)(eq - *e));
+		fact_set_str(env, k, eq + 1);
+		free(k);
+	}
+	/* Effective: environment first, then the first file that sets it. */
+	json_t *eff = json_object();
+	size_t i;
+	json_t *fo;
+	json_array_foreach(files, i, fo) {
+		const char *k;
+		json_t *val;
+		json_object_foreach(json_object_get(fo, "settings"), k, val) {
+			if (json_object_get(eff, k))
+				continue;
+			json_t *s = json_object();
+			json_object_set(s, "value", val);
+			json_object_set(s, "source", json_object_get(fo, "path"));
+			json_object_set_new(eff, k, s);
+		}
+	}
+	const char *k;
+	json_t *val;
+	json_object_foreach(env, k, val) {
+		json_t *s = json_object();
+		json_object_set(s, "value", val);
+		json_object_set_new(s, "source", json_string("environment"));
+		json_object_set_new(eff, k, s);
+	}
+	json_object_set_new(conf, "files", files);
+	json_object_set_new(conf, "env", env);
+
+	long gid = -1;
+	const char *gs = json_string_value(json_object_get(json_object_get(eff, "NCCL_IB_GID_INDEX"), "value"));
+	if (gs) {
+		char *end;
+		long x = strtol(gs, &end, 10);
+		if (end != gs && *end == 0 && x >= 0 && x < 4096)
+			gid = x;
+	}
+	json_object_set_new(conf, "effective", eff);
+	read_rdma_ports(gid, conf);
+	json_object_set_new(f, "nccl_conf", conf);
+}
+
+/* ---- MPI / HPC-X ---- */
+
+static void scan_mpi(struct col_run *c, json_t *f)
+{
+	json_t *mpi = json_object();
+	char *mp = runner_which("mpirun");
+	fact_set_bool(mpi, "on_path", mp != NULL);
+	if (mp) {
+		const char *argv[] = { "mpirun", "--version", NULL };
+		probe_version(c, mpi, argv);
+	} else {
+		json_object_set_new(mpi, "probe", json_string("absent"));
+		fact_set_null(mpi, "version");
+		fact_set_null(mpi, "error");
+	}
+	free(mp);
+
+	json_t *cand = json_array();
+	glob_prefix("/opt", "hpcx", cand);
+	json_array_append_new(cand, json_string("/opt/nvidia/hpcx"));
+	json_t *hpcx = json_array();
+	size_t i;
+	json_t *v;
+	json_t *seen = json_object();
+	json_array_foreach(cand, i, v) {
+		char *p = xasprintf("%s/ompi/bin/mpirun", json_string_value(v));
+		/* /opt/hpcx is usually a link to the versioned directory: one install */
+		char *real = sr_exists(p) ? sr_realpath(json_string_value(v)) : NULL;
+		if (real && !json_object_get(seen, real)) {
+			json_object_set_new(seen, real, json_true());
+			json_array_append_new(hpcx, json_string(real));
+		}
+		free(real);
+		free(p);
+	}
+	json_decref(seen);
+	json_decref(cand);
+	json_object_set_new(mpi, "hpcx_installs", hpcx);
+	/* hpcx-init.sh's hpcx_load exports HPCX_DIR: HPC-X is in this shell. */
+	fact_set_str(mpi, "hpcx_dir_env", getenv("HPCX_DIR"));
+	json_object_set_new(f, "mpi", mpi);
+}
+
+void collect_software(struct audit_ctx *ctx, struct col_run *c)
+{
+	(void)ctx;
+	json_t *f = c->facts;
+	set_tool_paths(f);
+
+	json_t *perf = json_object();
+	int pp = json_is_true(json_object_get(json_object_get(f, "tools"), "perf"));
+	fact_set_bool(perf, "installed", pp);
+	if (pp) {
+		const char *argv[] = { "perf", "--version", NULL };
+		probe_version(c, perf, argv);
+	} else {
+		json_object_set_new(perf, "probe", json_string("absent"));
+		fact_set_null(perf, "version");
+		fact_set_null(perf, "error");
+	}
+	json_object_set_new(f, "perf", perf);
+
+	scan_mpi(c, f);
+	scan_nccl(c, f);
+	scan_nccl_conf(c, f);
+
+	/* A broken probe makes the collector FAILED; its other facts stay
+	 * filled, and the checks that do not depend on it still grade. */
+	struct strbuf sb = STRBUF_INIT;
+	static const char *const probed[] = { "perf", "mpi", NULL };
+	for (int i = 0; probed[i]; i++) {
+		json_t *o = json_object_get(f, probed[i]);
+		if (strcmp(json_string_value(json_object_get(o, "probe")), "failed") == 0)
+			sb_addf(&sb, "%s%s", sb.len ? "; " : "", json_string_value(json_object_get(o, "error")));
+	}
+	if (sb.len)
+		col_set_state(c, COL_FAILED, "%s", sb_str(&sb));
+	sb_free(&sb);
+}

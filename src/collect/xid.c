@@ -1,0 +1,282 @@
+/* Seven days of NVIDIA Xid/SXid history from the kernel log, classified
+ * into the action each deserves. Sources, in order: the journal (it keeps
+ * the whole week across reboots), dmesg (the ring buffer since boot), then
+ * /dev/kmsg read directly. A tenant usually may read none of them; that is
+ * reported as DENIED, never as "no Xids". */
+#include "collectors.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include "../core/clock.h"
+#include "../xid/classify.h"
+#include "../xid/kmsg.h"
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define XID_WINDOW_DAYS 7
+#define LOG_CAP (16u << 20)	/* a noisy week of kernel log still fits */
+#define MAX_LISTED_EVENTS 100
+#define CLOCK_SLACK_S 300	/* log stamps slightly ahead of "now" still count */
+
+struct walk {
+	struct xid_classifier *cl;
+	time_t since, until;
+	long long btime;	/* boot time for monotonic-only records; -1 unknown */
+	size_t in_window, outside, undated, uuid_lines;
+	json_t *events;		/* listed events, capped */
+	json_t *counts;		/* {"79": n} for Xids, in window */
+	json_t *sxid_counts;
+	int keep_companions;	/* the last SXid was in the window */
+};
+
+static int on_event(const struct kmsg_event *ev, void *arg)
+{
+	struct walk *w = arg;
+	if (ev->kind == KMSG_GPU_UUID) {
+		/* printed once at driver load, usually long before the window */
+		w->uuid_lines++;
+		xid_classifier_add(w->cl, ev);
+		return 0;
+	}
+	if (ev->kind == KMSG_SXID_COMPANION) {
+		if (w->keep_companions)
+			xid_classifier_add(w->cl, ev);
+		return 0;
+	}
+	long long t = -1;
+	if (ev->has_wall)
+		t = ev->wall;
+	else if (ev->has_mono && w->btime >= 0)
+		t = w->btime + ev->mono_us / 1000000;
+	if (t >= 0 && (t < w->since || t > w->until + CLOCK_SLACK_S)) {
+		w->outside++;
+		w->keep_companions = 0;
+		return 0;
+	}
+	if (t < 0)
+		w->undated++;
+	w->in_window++;
+	w->keep_companions = ev->kind == KMSG_SXID;
+	xid_classifier_add(w->cl, ev);
+
+	char key[16];
+	snprintf(key, sizeof key, "%d", ev->code);
+	json_t *cnt = ev->kind == KMSG_SXID ? w->sxid_counts : w->counts;
+	json_t *old = json_object_get(cnt, key);
+	json_object_set_new(cnt, key, json_integer(old ? json_integer_value(old) + 1 : 1));
+
+	if (json_array_size(w->events) < MAX_LISTED_EVENTS) {
+		json_t *o = json_object();
+		char iso[32];
+		if (t >= 0) {
+			clock_iso((time_t)t, iso, sizeof iso);
+			fact_set_str(o, "time", iso);
+		} else {
+			fact_set_null(o, "time");
+		}
+		fact_set_str(o, "kind", kmsg_kind_name(ev->kind));
+		fact_set_int(o, "code", ev->code);
+		char gk[32];
+		if (ev->kind == KMSG_SXID)
+			snprintf(gk, sizeof gk, "%s", ev->pci);
+		else
+			kmsg_gpu_key(ev->pci, gk, sizeof gk);
+		fact_set_str(o, "device", gk[0] ? gk : NULL);
+		fact_set_str(o, "message", ev->msg);
+		json_array_append_new(w->events, o);
+	}
+	return 0;
+}
+
+/* Boot time from /proc/stat "btime", for records that only carry a
+ * monotonic stamp (/dev/kmsg, plain dmesg). */
+static long long boot_time(void)
+{
+	char *s = col_read_quiet("/proc/stat");
+	long long bt = -1;
+	const char *p = s ? strstr(s, "\nbtime ") : NULL;
+	if (p)
+		bt = strtoll(p + 7, NULL, 10);
+	free(s);
+	return bt > 0 ? bt : -1;
+}
+
+static int run_capped(struct col_run *c, const char *const argv[], int timeout_ms, struct cmd_result *r)
+{
+	struct run_opts o = { .timeout_ms = timeout_ms, .cap_out = LOG_CAP };
+	int rc = runner_run(argv, &o, r);
+	json_array_append_new(c->evidence, cmd_evidence(r, 1024));
+	return rc;
+}
+
+static int denied_text(const char *s)
+{
+	return s && (strstr(s, "Operation not permitted") || strstr(s, "Permission denied") ||
+		     strstr(s, "not seeing messages") || strstr(s, "access"));
+}
+
+/* /dev/kmsg without blocking: every read() returns one record, EAGAIN at
+ * the end of the ring, EPIPE when the reader fell behind (skip and go on). */
+static int read_kmsg(struct col_run *c, char **out, size_t *len)
+{
+	char *h = sr_hostpath("/dev/kmsg");
+	if (!h)
+		return -errno;
+	int fd = open(h, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	free(h);
+	if (fd < 0)
+		return -errno;
+	struct strbuf sb = STRBUF_INIT;
+	char rec[8192];
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof rec);
+		if (n > 0) {
+			sb_add(&sb, rec, (size_t)n);
+			if (rec[n - 1] != '\n')
+				sb_adds(&sb, "\n");
+			if (sb.len >= LOG_CAP)
+				break;
+			continue;
+		}
+		if (n < 0 && (errno == EINTR || errno == EPIPE))
+			continue;
+		break;
+	}
+	close(fd);
+	*len = sb.len;
+	*out = sb_detach(&sb);
+	col_evidence_note(c, "read %zu bytes from /dev/kmsg", *len);
+	return 0;
+}
+
+void collect_xid(struct audit_ctx *ctx, struct col_run *c)
+{
+	json_t *f = c->facts;
+	time_t now = ctx->now ? ctx->now : clock_now();
+	time_t since = now - XID_WINDOW_DAYS * 86400;
+	char *buf = NULL;
+	size_t len = 0;
+	const char *source = NULL;
+	int truncated = 0;
+	struct strbuf why = STRBUF_INIT;
+	int denied = 0, is_root = ctx->is_root;
+
+	char at[32];
+	snprintf(at, sizeof at, "@%lld", (long long)since);
+	const char *jargv[] = { "journalctl", "-k", "--since", at, "-o", "short-iso", "--no-pager", "--quiet", NULL };
+	struct cmd_result r;
+	run_capped(c, jargv, 10000, &r);
+	if (r.outcome == RUN_TIMEOUT || r.outcome == RUN_SIGNALED) {
+		char *d = cmd_describe(&r);
+		col_set_state(c, COL_FAILED, "journalctl -k %s", d);
+		free(d);
+		cmd_result_free(&r);
+		sb_free(&why);
+		return;
+	}
+	if (r.outcome == RUN_EXITED && r.exit_code == 0 && (r.out_len > 0 || is_root)) {
+		source = "journalctl";
+		buf = r.out;
+		len = r.out_len;
+		truncated = r.out_truncated;
+		r.out = NULL;
+	} else if (r.outcome == RUN_NOT_FOUND) {
+		sb_adds(&why, "no journalctl");
+	} else if (r.outcome == RUN_EXITED && r.exit_code == 0) {
+		/* --quiet hides the "not seeing messages" hint: an empty answer
+		 * to an unprivileged account proves nothing */
+		sb_adds(&why, "journalctl showed no kernel messages to this account");
+		denied = 1;
+	} else {
+		sb_addf(&why, "journalctl exit %d", r.exit_code);
+		denied |= denied_text(r.err);
+	}
+	cmd_result_free(&r);
+
+	if (!source) {
+		const char *dargv[] = { "dmesg", "--time-format", "iso", NULL };
+		run_capped(c, dargv, 5000, &r);
+		if (r.outcome == RUN_TIMEOUT || r.outcome == RUN_SIGNALED) {
+			char *d = cmd_describe(&r);
+			col_set_state(c, COL_FAILED, "dmesg %s", d);
+			free(d);
+			cmd_result_free(&r);
+			sb_free(&why);
+			return;
+		}
+		if (cmd_ok(&r)) {
+			source = "dmesg";
+			buf = r.out;
+			len = r.out_len;
+			truncated = r.out_truncated;
+			r.out = NULL;
+		} else if (r.outcome == RUN_NOT_FOUND) {
+			sb_adds(&why, "; no dmesg");
+		} else {
+			int d = denied_text(r.err);
+			denied |= d;
+			sb_addf(&why, "; dmesg %s", d ? "denied (Operation not permitted)" : "failed");
+		}
+		cmd_result_free(&r);
+	}
+	if (!source) {
+		int rc = read_kmsg(c, &buf, &len);
+		if (rc == 0) {
+			source = "kmsg";
+		} else {
+			if (rc == -EACCES || rc == -EPERM)
+				denied = 1;
+			sb_addf(&why, "; /dev/kmsg: %s", strerror(-rc));
+		}
+	}
+
+	fact_set_str(f, "source", source);
+	fact_set_int(f, "window_days", XID_WINDOW_DAYS);
+	char iso[32];
+	clock_iso(since, iso, sizeof iso);
+	fact_set_str(f, "since", iso);
+	clock_iso(now, iso, sizeof iso);
+	fact_set_str(f, "until", iso);
+	fact_set_str(f, "catalog_error", ctx->xids ? NULL : (ctx->xids_error ? ctx->xids_error : "XID catalog not loaded"));
+	if (!source) {
+		if (denied)
+			col_set_state(c, COL_DENIED, "no access to the kernel log (%s); run as root or join the adm/systemd-journal group",
+				      sb_str(&why));
+		else
+			col_set_state(c, COL_ABSENT, "no kernel log source (%s)", sb_str(&why));
+		sb_free(&why);
+		return;
+	}
+	sb_free(&why);
+
+	struct walk w = {
+		.since = since, .until = now, .btime = boot_time(),
+		.events = json_array(), .counts = json_object(), .sxid_counts = json_object(),
+	};
+	w.cl = xid_classifier_new(ctx->xids, NULL);
+	size_t nlines = 0;
+	for (size_t i = 0; i < len; i++)
+		if (buf[i] == '\n')
+			nlines++;
+	kmsg_parse_buffer(buf, len, on_event, &w);
+	struct xid_assessment *a = xid_classifier_finish(w.cl);
+
+	fact_set_int(f, "lines", (long long)nlines);
+	fact_set_bool(f, "truncated", truncated);
+	fact_set_int(f, "events_in_window", (long long)w.in_window);
+	fact_set_int(f, "events_outside_window", (long long)w.outside);
+	fact_set_int(f, "undated_events", (long long)w.undated);
+	json_object_set_new(f, "events", w.events);
+	json_object_set_new(f, "counts", w.counts);
+	json_object_set_new(f, "sxid_counts", w.sxid_counts);
+	fact_set_str(f, "worst_action", xid_action_name(a->action));
+	if (a->worst_code)
+		fact_set_int(f, "worst_code", a->worst_code);
+	else
+		fact_set_null(f, "worst_code");
+	json_object_set_new(f, "assessment", xid_assessment_json(a));
+	xid_assessment_free(a);
+	free(buf);
+}

@@ -1,0 +1,62 @@
+#include "datafile.h"
+#include "strbuf.h"
+#include "config.h"
+#include <libgen.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static char *exe_dir(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return xstrdup(dirname(buf));
+}
+
+char *datafile_path(const char *name)
+{
+	const char *env = getenv("CMAX_DATADIR");
+	if (env && *env)
+		return xasprintf("%s/%s", env, name);
+	char *dir = exe_dir();
+	char *res = NULL;
+	if (dir) {
+		char *real_build = realpath(CMAX_BUILDDIR, NULL);
+		if (real_build && strcmp(real_build, dir) == 0 && is_dir(CMAX_SRC_DATADIR))
+			res = xasprintf("%s/%s", CMAX_SRC_DATADIR, name);
+		free(real_build);
+		if (!res) {
+			char *rel = xasprintf("%s/../share/cmax", dir);
+			if (is_dir(rel))
+				res = xasprintf("%s/%s", rel, name);
+			free(rel);
+		}
+		free(dir);
+	}
+	if (!res)
+		res = xasprintf("%s/%s", CMAX_DATADIR, name);
+	return res;
+}
+
+json_t *datafile_load_json(const char *path, char **err)
+{
+	json_error_t je;
+	json_t *v = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	if (!v) {
+		if (err)
+			*err = xasprintf("%s: %s (line %d)", path, je.text, je.line);
+		return NULL;
+	}
+	return v;
+}

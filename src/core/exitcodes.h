@@ -1,0 +1,18 @@
+/* Every exit status cmax can return, in one place (documented in README and cmax(1)). */
+#ifndef CMAX_EXITCODES_H
+#define CMAX_EXITCODES_H
+
+enum cmax_exit {
+	EXIT_OK = 0,            /* ran; results written (FAIL rows included, except for security) */
+	EXIT_FINDINGS = 2,      /* `audit security` (or --fail-on) saw a FAIL row */
+	EXIT_USAGE = 64,        /* bad flag, bad argument, missing explicit target without a TTY */
+	EXIT_DATAERR = 65,      /* an input file (minimum table, catalog, run dir) is broken */
+	EXIT_NOINPUT = 66,      /* an input file or run directory does not exist */
+	EXIT_SOFTWARE = 70,     /* internal error: a bug in cmax */
+	EXIT_OSERR = 71,        /* the OS refused something cmax needs (fork, pipe, memory) */
+	EXIT_CANTCREAT = 73,    /* the output directory or a report file cannot be written */
+	EXIT_TIMEOUT = 75,      /* the global --timeout budget ran out before the plan finished */
+	EXIT_DECLINED = 130,    /* the operator answered No (or Ctrl-C) at the confirmation */
+};
+
+#endif

@@ -1,0 +1,365 @@
+#include "sysroot.h"
+#include "strbuf.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <stdio.h>
+
+static char *g_root; /* NULL = host */
+
+int sysroot_set(const char *dir)
+{
+	if (!dir || !*dir || strcmp(dir, "/") == 0) {
+		free(g_root);
+		g_root = NULL;
+		return 0;
+	}
+	char *real = realpath(dir, NULL);
+	if (!real)
+		return -errno;
+	struct stat st;
+	if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		free(real);
+		return -ENOTDIR;
+	}
+	free(g_root);
+	if (strcmp(real, "/") == 0) {
+		free(real);
+		g_root = NULL;
+	} else {
+		g_root = real;
+	}
+	return 0;
+}
+
+const char *sysroot_get(void)
+{
+	return g_root ? g_root : "/";
+}
+
+int sysroot_is_host(void)
+{
+	return g_root == NULL;
+}
+
+/* Pop the last component of a virtual path kept in sb (never above "/"). */
+static void vpop(struct strbuf *sb)
+{
+	while (sb->len > 1 && sb->buf[sb->len - 1] != '/')
+		sb->len--;
+	if (sb->len > 1)
+		sb->len--; /* drop the slash */
+	sb->buf[sb->len] = 0;
+}
+
+static void vpush(struct strbuf *sb, const char *comp, size_t n)
+{
+	if (!(sb->len == 1 && sb->buf[0] == '/'))
+		sb_add(sb, "/", 1);
+	sb_add(sb, comp, n);
+}
+
+/* Walk `path` component by component inside the root. */
+static char *resolve(const char *path, int depth)
+{
+	if (!path || path[0] != '/') {
+		errno = EINVAL;
+		return NULL;
+	}
+	struct strbuf v = STRBUF_INIT;
+	sb_adds(&v, "/");
+	/* remaining work list: start with the path itself */
+	char *todo = xstrdup(path);
+	char *p = todo;
+	int links = depth;
+	while (*p) {
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		char *end = strchr(p, '/');
+		size_t n = end ? (size_t)(end - p) : strlen(p);
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			vpop(&v);
+			p += n;
+			continue;
+		}
+		vpush(&v, p, n);
+		p += n;
+		char host[PATH_MAX];
+		if (snprintf(host, sizeof host, "%s%s", g_root, v.buf) >= (int)sizeof host) {
+			errno = ENAMETOOLONG;
+			goto fail;
+		}
+		struct stat st;
+		if (lstat(host, &st) != 0) {
+			if (errno == ENOENT && !*p)
+				break; /* the leaf may be absent; callers see ENOENT on open */
+			goto fail;
+		}
+		if (S_ISLNK(st.st_mode)) {
+			if (++links > 40) {
+				errno = ELOOP;
+				goto fail;
+			}
+			char tgt[PATH_MAX];
+			ssize_t r = readlink(host, tgt, sizeof tgt - 1);
+			if (r < 0)
+				goto fail;
+			tgt[r] = 0;
+			vpop(&v);
+			/* new work = target + rest */
+			char *rest = xasprintf("%s/%s", tgt, p);
+			if (tgt[0] == '/') {
+				sb_reset(&v);
+				sb_adds(&v, "/");
+			}
+			free(todo);
+			todo = rest;
+			p = todo;
+		}
+	}
+	free(todo);
+	return sb_detach(&v);
+fail:
+	{
+		int e = errno;
+		free(todo);
+		sb_free(&v);
+		errno = e;
+		return NULL;
+	}
+}
+
+char *sr_realpath(const char *path)
+{
+	if (!g_root) {
+		char *r = realpath(path, NULL);
+		return r;
+	}
+	return resolve(path, 0);
+}
+
+char *sr_hostpath(const char *path)
+{
+	if (!path || path[0] != '/') {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (!g_root)
+		return xstrdup(path);
+	char *v = resolve(path, 0);
+	if (!v)
+		return NULL;
+	char *h = xasprintf("%s%s", g_root, v);
+	free(v);
+	return h;
+}
+
+int sr_read(const char *path, size_t cap, char **out, size_t *len, int *truncated)
+{
+	*out = NULL;
+	if (len)
+		*len = 0;
+	if (truncated)
+		*truncated = 0;
+	char *h = sr_hostpath(path);
+	if (!h)
+		return -errno;
+	/* O_NONBLOCK so a FIFO or device node cannot wedge the audit */
+	int fd = open(h, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	free(h);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		return -EISDIR;
+	}
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode)) {
+		close(fd);
+		return -EINVAL;
+	}
+	size_t sz = 0, alloc = 4096;
+	char *buf = xmalloc(alloc + 1);
+	for (;;) {
+		if (sz == cap)
+			break;
+		if (sz == alloc) {
+			alloc *= 2;
+			buf = xrealloc(buf, alloc + 1);
+		}
+		size_t want = alloc - sz;
+		if (want > cap - sz)
+			want = cap - sz;
+		ssize_t r = read(fd, buf + sz, want);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			free(buf);
+			return -e;
+		}
+		if (r == 0)
+			break;
+		sz += (size_t)r;
+	}
+	if (sz == cap && truncated) {
+		char c;
+		if (read(fd, &c, 1) == 1)
+			*truncated = 1;
+	}
+	close(fd);
+	buf[sz] = 0;
+	*out = buf;
+	if (len)
+		*len = sz;
+	return 0;
+}
+
+char *sr_read_str(const char *path)
+{
+	char *buf;
+	size_t len;
+	if (sr_read(path, 1 << 20, &buf, &len, NULL) != 0)
+		return NULL;
+	char *t = str_trim(buf);
+	char *r = xstrdup(t);
+	free(buf);
+	return r;
+}
+
+int sr_read_ll(const char *path, long long *v)
+{
+	char *s = sr_read_str(path);
+	if (!s)
+		return -errno ? -errno : -ENOENT;
+	char *end;
+	errno = 0;
+	long long x = strtoll(s, &end, 10);
+	int bad = (end == s || errno != 0 || (*end && *end != '\n' && *end != ' ' && *end != '\t'));
+	free(s);
+	if (bad)
+		return -EINVAL;
+	*v = x;
+	return 0;
+}
+
+int sr_exists(const char *path)
+{
+	char *h = sr_hostpath(path);
+	if (!h)
+		return 0;
+	struct stat st;
+	int ok = lstat(h, &st) == 0;
+	free(h);
+	return ok;
+}
+
+/* access(2) on the host path: what the running account may do with a
+ * device node (/dev/ipmi0), not just whether it exists. 0 or -errno. */
+int sr_access(const char *path, int mode)
+{
+	char *h = sr_hostpath(path);
+	if (!h)
+		return -errno;
+	int rc = access(h, mode) == 0 ? 0 : -errno;
+	free(h);
+	return rc;
+}
+
+int sr_is_dir(const char *path)
+{
+	char *h = sr_hostpath(path);
+	if (!h)
+		return 0;
+	struct stat st;
+	int ok = stat(h, &st) == 0 && S_ISDIR(st.st_mode);
+	free(h);
+	return ok;
+}
+
+static int cmpstr(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int sr_list(const char *dir, char ***names, size_t *n)
+{
+	*names = NULL;
+	*n = 0;
+	char *h = sr_hostpath(dir);
+	if (!h)
+		return -errno;
+	DIR *d = opendir(h);
+	free(h);
+	if (!d)
+		return -errno;
+	size_t cap = 16, cnt = 0;
+	char **v = xmalloc(cap * sizeof *v);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (cnt == cap) {
+			cap *= 2;
+			v = xrealloc(v, cap * sizeof *v);
+		}
+		v[cnt++] = xstrdup(de->d_name);
+	}
+	closedir(d);
+	qsort(v, cnt, sizeof *v, cmpstr);
+	*names = v;
+	*n = cnt;
+	return 0;
+}
+
+void sr_list_free(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+char *sr_readlink(const char *path)
+{
+	/* resolve the parent, keep the leaf as a link */
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return NULL;
+	char *parent = slash == path ? xstrdup("/") : xstrndup(path, (size_t)(slash - path));
+	char *hp = sr_hostpath(parent);
+	free(parent);
+	if (!hp)
+		return NULL;
+	char *h = xasprintf("%s/%s", hp, slash + 1);
+	free(hp);
+	char tgt[PATH_MAX];
+	ssize_t r = readlink(h, tgt, sizeof tgt - 1);
+	free(h);
+	if (r < 0)
+		return NULL;
+	tgt[r] = 0;
+	return xstrdup(tgt);
+}
+
+char *sr_link_basename(const char *path)
+{
+	char *t = sr_readlink(path);
+	if (!t)
+		return NULL;
+	char *b = strrchr(t, '/');
+	char *r = xstrdup(b ? b + 1 : t);
+	free(t);
+	return r;
+}

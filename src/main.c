@@ -1,0 +1,73 @@
+/* cmax: rate managed GPU clusters the way a demanding buyer would.
+ * A command table (git-style); each command owns its options. */
+#include <stdio.h>
+#include <string.h>
+#include "audit/cli.h"
+#include "core/exitcodes.h"
+#include "config.h"
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	printf("cmax %s\n", CMAX_VERSION);
+	return EXIT_OK;
+}
+
+static void usage(FILE *out)
+{
+	fputs("usage: cmax [--version] [--help] COMMAND [ARGS]\n"
+	      "\n"
+	      "Commands:\n"
+	      "  audit [PROFILE]   read-only audit of this machine (see cmax audit --help)\n"
+	      "  audit review      reopen a finished audit run\n"
+	      "  version           print the version\n"
+	      "  help              this help\n"
+	      "\n"
+	      "Exit status: 0 ok; 2 security FAIL; 64 usage; 65 bad input data; 66 missing input;\n"
+	      "70 internal error; 71 OS error; 73 cannot write output; 75 --timeout budget spent;\n"
+	      "130 declined at the confirmation prompt.\n",
+	      out);
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	usage(stdout);
+	return EXIT_OK;
+}
+
+static int cmd_audit_dispatch(int argc, char **argv)
+{
+	if (argc > 1 && strcmp(argv[1], "review") == 0)
+		return cmd_review(argc - 1, argv + 1);
+	return cmd_audit(argc, argv);
+}
+
+static const struct command {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+} commands[] = {
+	{ "audit", cmd_audit_dispatch },
+	{ "version", cmd_version },
+	{ "help", cmd_help },
+};
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *name = argv[1];
+	if (!strcmp(name, "--version") || !strcmp(name, "-V"))
+		return cmd_version(0, NULL);
+	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
+		return cmd_help(0, NULL);
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(commands[i].name, name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "cmax: unknown command '%s' (see cmax --help)\n", name);
+	return EXIT_USAGE;
+}

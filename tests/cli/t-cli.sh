@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# The command line: usage errors and their exit codes, targets and the
+# confirmation prompt, --show / --dry-run plans, the run directory, review.
+. "$SRCDIR/tests/lib/tap.sh"
+PY=${PYTHON:-/usr/bin/python3}
+H=$SRCDIR/tests/fixtures/hosts
+
+expect_rc() { # want, description, command...
+	local want=$1 d=$2; shift 2
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null
+	local rc=$?
+	if [ "$rc" = "$want" ]; then ok "$d (exit $rc)"; else not_ok "$d (exit $rc, want $want)"; diag <"$TMP/err"; fi
+}
+one_line_err() { [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q '^cmax' "$TMP/err"; }
+
+expect_rc 0 "--version" "$CMAX" --version
+check "version names cmax" grep -q '^cmax [0-9]' "$TMP/out"
+expect_rc 64 "no command is a usage error" "$CMAX"
+expect_rc 64 "unknown command" "$CMAX" frobnicate
+check "unknown command: one-line error" one_line_err
+expect_rc 64 "unknown audit flag" "$CMAX" audit --bogus
+check "unknown flag: one-line error" one_line_err
+expect_rc 64 "unknown profile" "$CMAX" audit nonsense --yes
+expect_rc 64 "bad --timeout" "$CMAX" audit --timeout abc --yes
+expect_rc 64 "two targets" "$CMAX" audit --vm --container --yes
+expect_rc 64 "-o without --dry-run" "$CMAX" audit -o yaml
+expect_rc 64 "--slurm not supported yet" "$CMAX" audit --slurm --yes
+check "--slurm says why" grep -q 'not supported yet' "$TMP/err"
+expect_rc 64 "no TTY, no target, no --yes" "$CMAX" audit
+check "no TTY: asks for an explicit target" grep -q -- '--yes' "$TMP/err"
+expect_rc 66 "missing --sysroot" "$CMAX" audit --sysroot /nonexistent-cmax --yes
+expect_rc 66 "missing --minimums" "$CMAX" audit --minimums /nonexistent.json --yes
+echo '{"schemaVersion": 1, "components": ' >"$TMP/broken.json"
+expect_rc 65 "broken --minimums" "$CMAX" audit --minimums "$TMP/broken.json" --yes --output-dir "$TMP/x"
+check "broken --minimums: one-line error" one_line_err
+
+# --show and --dry-run plans, on a fixture so the output is stable
+run_fixture h100-healthy "$TMP/show" --local --show
+check "--show lists the checks" grep -q 'versions.nvidia-driver' "$TMP/show/stdout"
+check "--show runs nothing and writes nothing" test ! -e "$TMP/show/home/.cmax"
+run_fixture h100-healthy "$TMP/plan" --local --dry-run -o json
+check "--dry-run -o json is JSON" "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"]=="cmax.audit.plan/1" and d["checks"]' "$TMP/plan/stdout"
+check "--dry-run names state-changing probes" "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert "state_changing_probes" in d and d["writes_outside_output_dir"] is False' "$TMP/plan/stdout"
+run_fixture h100-healthy "$TMP/plany" --local --dry-run -o yaml
+check "--dry-run -o yaml is YAML with the same plan" "$PY" -c '
+import json,sys,yaml
+y=yaml.safe_load(open(sys.argv[1])); j=json.load(open(sys.argv[2]))
+assert y==j, "yaml and json plans differ"' "$TMP/plany/stdout" "$TMP/plan/stdout"
+run_fixture h100-healthy "$TMP/plans" security --local --dry-run -o yaml
+check "security plan holds only versions and isolation" "$PY" -c '
+import sys,yaml
+d=yaml.safe_load(open(sys.argv[1])); assert d["profile"]=="security"
+assert {c["profile"] for c in d["checks"]} <= {"versions","isolation"} and d["checks"]' "$TMP/plans/stdout"
+touch "$TMP/exists.yaml"
+expect_rc 73 "--output-file never overwrites" "$CMAX" audit --local --dry-run -o yaml --output-file "$TMP/exists.yaml"
+expect_rc 0 "--output-file writes a new file" "$CMAX" audit --local --dry-run -o yaml --output-file "$TMP/new.yaml"
+check "--output-file content" grep -q 'cmax.audit.plan/1' "$TMP/new.yaml"
+
+# security profile: exit 2 on FAIL unless --exit-zero
+run_fixture misconfig-b300 "$TMP/sec" security --local --yes --output-dir "$TMP/sec/run"
+check "security with FAIL rows exits 2" test "$(cat "$TMP/sec/rc")" = 2
+run_fixture misconfig-b300 "$TMP/secz" security --local --yes --exit-zero --output-dir "$TMP/secz/run"
+check "--exit-zero exits 0" test "$(cat "$TMP/secz/rc")" = 0
+run_fixture misconfig-b300 "$TMP/full" --local --yes --output-dir "$TMP/full/run"
+check "full audit with FAIL rows exits 0" test "$(cat "$TMP/full/rc")" = 0
+
+# default run directory and review of the newest run
+run_fixture cpu-only "$TMP/home1" --local --yes
+runs=$(ls -d "$TMP/home1/home/.cmax/audit/"*/ 2>/dev/null | wc -l)
+check "default run directory ~/.cmax/audit/<UTC stamp>/" test "$runs" = 1
+d=$(ls -d "$TMP/home1/home/.cmax/audit/"*/ 2>/dev/null | head -1)
+check "run dir name is the pinned UTC time" test "$(basename "$d")" = "20261130-120000"
+HOME=$TMP/home1/home "$CMAX" audit review --command summary >"$TMP/rev" 2>&1 </dev/null
+check "review finds the newest run" grep -q "Run $TMP/home1/home/.cmax/audit/20261130-120000" "$TMP/rev"
+R=$TMP/full/run
+"$CMAX" audit review "$R" --command 'show versions.nvidia-driver' >"$TMP/rev" 2>&1 </dev/null
+check "review show ID" grep -q 'versions.nvidia-driver' "$TMP/rev"
+"$CMAX" audit review "$R/audit.results.json" --command 'show 1' >"$TMP/rev" 2>&1 </dev/null
+check "review show N (path to the results file)" grep -qE '^ +1 (PASS|WARN|FAIL|SKIP|ERROR)' "$TMP/rev"
+"$CMAX" audit review "$R" --command 'find runc' >"$TMP/rev" 2>&1 </dev/null
+check "review find TEXT" grep -q 'versions.runc' "$TMP/rev"
+"$CMAX" audit review "$R" --command 'raw FAIL' >"$TMP/rev" 2>&1 </dev/null
+check "review raw TEXT greps audit.out with line numbers" grep -qE '^ +[0-9]+: .*FAIL' "$TMP/rev"
+"$CMAX" audit review "$R" --command 'summary' --no-interactive >"$TMP/rev" 2>&1 </dev/null
+check "review summary lists failures" grep -q 'FAIL' "$TMP/rev"
+expect_rc 66 "review of a missing path" "$CMAX" audit review /nonexistent-run
+mkdir -p "$TMP/badrun" && echo '{"schema":"something-else"}' >"$TMP/badrun/audit.results.json"
+expect_rc 65 "review of a foreign file" "$CMAX" audit review "$TMP/badrun"
+
+# the confirmation prompt on a terminal: default No (130), y runs, c changes target
+prompt() { # answers, args...
+	local answers=$1; shift
+	"$PY" - "$answers" "$CMAX" "$@" <<'PYEOF'
+import os, pty, sys, time, select
+answers = sys.argv[1].split(",")
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[2], sys.argv[2:])
+out = b""
+def drain(t):
+    global out
+    end = time.time() + t
+    while time.time() < end:
+        r, _, _ = select.select([fd], [], [], 0.1)
+        if r:
+            try:
+                d = os.read(fd, 65536)
+            except OSError:
+                return False
+            if not d:
+                return False
+            out += d
+    return True
+for a in answers:
+    drain(1.0)
+    os.write(fd, (a + "\n").encode())
+while drain(0.5):
+    pass
+_, st = os.waitpid(pid, 0)
+sys.stdout.write(out.decode("utf-8", "replace"))
+sys.exit(os.waitstatus_to_exitcode(st))
+PYEOF
+}
+prompt "" audit --output-dir "$TMP/p1" >"$TMP/pty1"
+check "prompt: Enter means No, exit 130" test $? = 130
+check "prompt shows the target and the question" grep -q 'Run this audit? \[y\]es, \[c\]hange target, \[N\]o' "$TMP/pty1"
+prompt "y" audit storage --output-dir "$TMP/p2" >"$TMP/pty2"
+check "prompt: y runs the audit" test $? = 0 -a -s "$TMP/p2/audit.results.json"
+prompt "c,2,y" audit storage --output-dir "$TMP/p3" >"$TMP/pty3"
+check "prompt: c lets the operator change the target" grep -q '"environment": "vm"' "$TMP/p3/audit.results.json"
+done_testing

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# Replays every fixture host (sysroot tree + recorded tool outputs) through
+# `cmax audit --json` and compares the JSON report and the text report
+# (audit.out, -vvv) with the goldens. CMAX_UPDATE_GOLDEN=1 rewrites them.
+# Also: the JSON contract holds, no unrecorded tool invocation happened, and
+# every check has a PASS and a FAIL-or-WARN case somewhere in the corpus.
+. "$SRCDIR/tests/lib/tap.sh"
+
+normalize_json() { # durations and the fixture path vary; nothing else may
+	sed -E -e 's/"(duration_ms|timeout_ms)": [0-9]+/"\1": 0/' \
+	       -e 's/"finished_at": "[^"]*"/"finished_at": "@FINISHED@"/' \
+	       -e "s#$SRCDIR#@SRC@#g" -e "s#$TMP#@TMP@#g"
+}
+normalize_text() {
+	sed -E -e "s#$SRCDIR#@SRC@#g" -e "s#$TMP#@TMP@#g"
+}
+
+all_json=()
+for hd in "$SRCDIR"/tests/fixtures/hosts/*/; do
+	host=$(basename "$hd")
+	out=$TMP/$host
+	t0=$(date +%s)
+	run_fixture "$host" "$out" --local --yes --json --output-dir "$out/run"
+	t1=$(date +%s)
+	rc=$(cat "$out/rc")
+	check "$host: audit exits 0 (got $rc)" test "$rc" = 0
+	[ "$rc" = 0 ] || diag <"$out/stderr"
+	check "$host: no unrecorded tool invocation" test ! -s "$out/fake.log"
+	[ -s "$out/fake.log" ] && diag <"$out/fake.log"
+	check "$host: finished within 30 s ($((t1 - t0)) s)" test $((t1 - t0)) -le 30
+	for f in audit.results.json audit.values.json audit.out; do
+		check "$host: wrote $f" test -s "$out/run/$f"
+	done
+	if "${PYTHON:-/usr/bin/python3}" "$SRCDIR/tests/contract/validate.py" "$out/stdout" >"$out/contract" 2>&1; then
+		ok "$host: --json output satisfies the contract"
+	else
+		not_ok "$host: --json output satisfies the contract"; diag <"$out/contract"
+	fi
+	check "$host: --json equals audit.results.json" cmp -s "$out/stdout" "$out/run/audit.results.json"
+	normalize_json <"$out/stdout" >"$out/got.json"
+	normalize_text <"$out/run/audit.out" >"$out/got.txt"
+	all_json+=("$out/stdout")
+	for kind in json txt; do
+		golden=$hd/expected.$kind
+		if [ -n "${CMAX_UPDATE_GOLDEN:-}" ]; then
+			cp "$out/got.$kind" "$golden"
+			ok "$host: golden expected.$kind updated"
+		elif [ ! -f "$golden" ]; then
+			not_ok "$host: golden expected.$kind missing (run with CMAX_UPDATE_GOLDEN=1)"
+		elif diff -u "$golden" "$out/got.$kind" >"$out/diff.$kind"; then
+			ok "$host: matches expected.$kind"
+		else
+			not_ok "$host: matches expected.$kind"; head -60 "$out/diff.$kind" | diag
+		fi
+	done
+done
+
+# Coverage of the corpus: every check PASSes somewhere and FAILs or WARNs somewhere.
+if "${PYTHON:-/usr/bin/python3}" "$SRCDIR/tests/contract/coverage.py" "${all_json[@]}" >"$TMP/coverage" 2>&1; then
+	ok "every check has a PASS and a FAIL-or-WARN fixture case"
+else
+	not_ok "every check has a PASS and a FAIL-or-WARN fixture case"; diag <"$TMP/coverage"
+fi
+done_testing

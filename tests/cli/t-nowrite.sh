@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The default audit changes nothing: under strace, neither cmax nor any tool
+# it runs opens a file for writing, creates, renames or removes anything
+# outside the run directory.
+. "$SRCDIR/tests/lib/tap.sh"
+if ! command -v strace >/dev/null; then
+	skip "strace not installed"
+	done_testing
+	exit
+fi
+out=$TMP/run
+strace -f -qq -o "$TMP/trace" -e trace=open,openat,openat2,creat,mkdir,mkdirat,rename,renameat,renameat2,unlink,unlinkat,rmdir,truncate,ftruncate,link,linkat,symlink,symlinkat,chmod,fchmodat,chown,fchownat \
+	"$CMAX" audit --yes --output-dir "$out" >/dev/null 2>"$TMP/err" </dev/null
+rc=$?
+check "audit under strace exits 0 (got $rc)" test "$rc" = 0
+writes=$(grep -E 'O_WRONLY|O_RDWR|O_CREAT|O_TRUNC|mkdir|rename|unlink|rmdir|truncate|link\(|symlink|chmod|chown' "$TMP/trace" |
+	grep -v ' = -1 ' | grep -v "\"$out" | grep -vE '"/dev/(null|tty|pts/[0-9]+)"' || true)
+if [ -z "$writes" ]; then
+	ok "no write, create, rename or removal outside the run directory"
+else
+	not_ok "no write, create, rename or removal outside the run directory"
+	echo "$writes" | head -20 | diag
+fi
+check "the run directory was written" test -s "$out/audit.results.json"
+check "strace saw the audit's own file reads (the trace is real)" grep -q 'os-release' "$TMP/trace"
+done_testing

@@ -1,0 +1,29 @@
+#!/usr/bin/env python3
+"""Regenerate docs/checks.md from the check table, as the binary reports it
+(`cmax audit --dry-run -o json`). tests/cli/t-docs.sh fails when the
+committed page is out of date. Usage: tools/gen-checks-doc.py build/cmax > docs/checks.md"""
+import json, subprocess, sys
+
+plan = json.loads(subprocess.run([sys.argv[1], "audit", "--local", "--dry-run", "-o", "json"],
+                                 capture_output=True, check=True, text=True).stdout)
+out = ["# Checks", "",
+       "Generated from the check table (`src/checks/checks.def`) by `tools/gen-checks-doc.py`;",
+       "do not edit by hand. Ids are stable: reports, `review` and later phases key on them.", ""]
+profile = None
+for c in plan["checks"]:
+    if c["profile"] != profile:
+        profile = c["profile"]
+        out += [f"## {profile}", ""]
+    out.append(f"### `{c['id']}`")
+    out.append("")
+    out.append(c["title"] + ".")
+    out.append("")
+    out.append(f"- Reads: {c['requires'] or 'nothing'}")
+    if c.get("reproduce"):
+        out.append(f"- Reproduce: `{c['reproduce']}`")
+    if c.get("remediation"):
+        out.append(f"- Remediation: {c['remediation']}")
+    if c.get("changes_state"):
+        out.append("- Changes state: runs only with `--active`")
+    out.append("")
+print("\n".join(out).rstrip() + "\n", end="")
