@@ -118,7 +118,7 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+ysho:v", audit_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "ysho:v", audit_opts, NULL)) != -1) {
 		enum target_flag tf = TF_NONE;
 		switch (c) {
 		case OPT_LOCAL: tf = TF_LOCAL; break;

@@ -4,6 +4,7 @@
 #include "checks.h"
 #include "gpu_verdict.h"
 #include "../core/strbuf.h"
+#include "../policy/version.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,10 @@ void check_amd_rocm(struct audit_ctx *ctx, struct result *r)
 		       "is not in cmax's GPU table (data/gpu-models.json)");
 		return;
 	}
-	char *label = xasprintf("ROCm %s on %s", ver, prog);
+	char *gv = ver_graded_form(ver);
+	char *label = gv && strcmp(gv, ver) ? xasprintf("ROCm %s (%s) on %s", gv, ver, prog) :
+		      xasprintf("ROCm %s on %s", ver, prog);
+	free(gv);
 	const char *comp = "rocm";
 	if (ctx->minimums) {
 		/* Older tables only carry the amdDriver entry; both are the same programMap. */

@@ -66,6 +66,21 @@ static json_t *nv_gpus(struct audit_ctx *ctx, struct result *r, json_t **facts_o
 	return gpus;
 }
 
+/* The nvidia-smi call behind a WARN or FAIL, so the finding carries its proof. */
+static void smi_evidence(struct audit_ctx *ctx, struct result *r)
+{
+	struct col_run *c = facts_run(ctx, "nvidia");
+	size_t i;
+	json_t *e;
+	if (!c || !r->status_set || (r->status != ST_WARN && r->status != ST_FAIL))
+		return;
+	json_array_foreach(c->evidence, i, e) {
+		const char *cmd = json_string_value(json_object_get(e, "command"));
+		if (cmd && str_starts(cmd, "nvidia-smi"))
+			r_evidence(r, json_deep_copy(e));
+	}
+}
+
 /* One line per finding, kept to a readable length in the summary. */
 struct findings {
 	struct strbuf sb;
@@ -109,10 +124,49 @@ static int in_container(struct audit_ctx *ctx)
 /* ------------------------------------------------------------------ */
 /* versions                                                            */
 
+/*
+ * Driver-level checks consult the nvidia collector themselves: the module
+ * version and parameters come from /proc and stay readable when nvidia-smi
+ * hangs or is denied, so a broken nvidia-smi costs the per-GPU checks only.
+ * Returns the facts, or NULL after grading the result.
+ */
+static json_t *nv_driver_facts(struct audit_ctx *ctx, struct result *r)
+{
+	struct col_run *c = facts_run(ctx, "nvidia");
+	if (!c) {
+		r_error(r, "no nvidia collector in this build");
+		return NULL;
+	}
+	if (c->state == COL_ABSENT) {
+		r_skip(r, "%s", c->reason ? c->reason : "no NVIDIA GPU");
+		return NULL;
+	}
+	if (c->state == COL_OK)
+		return c->facts;
+	if (!json_is_true(json_object_get(c->facts, "driver_loaded"))) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(c->evidence, i, e)
+			r_evidence(r, json_deep_copy(e));
+		if (c->state == COL_DENIED)
+			r_skip(r, "needs privileges: %s", c->reason ? c->reason : "no reason recorded");
+		else
+			r_error(r, "probe failed (nvidia collector): %s", c->reason ? c->reason : "no reason recorded");
+		return NULL;
+	}
+	r_evidence_note(r, "nvidia-smi unusable (%s); graded from /proc/driver/nvidia instead",
+			c->reason ? c->reason : "no reason recorded");
+	return c->facts;
+}
+
 void check_nvidia_driver(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = facts_get(ctx, "nvidia", NULL);
+	json_t *f = nv_driver_facts(ctx, r);
+	if (!f)
+		return;
 	const char *ver = fact_str(f, "driver_version");
+	if (!ver)
+		ver = fact_str(f, "kernel_module_version");
 	json_t *drivers = json_object_get(f, "driver_versions");
 	if (!ver) {
 		r_warn(r, "could not read the NVIDIA driver version (nvidia-smi gave none and /proc/driver/nvidia/version is unreadable)");
@@ -291,7 +345,7 @@ void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
 			name = tgt && strcmp(tgt, "/usr/bin/nvcc") ? xasprintf("/usr/bin/nvcc -> %s", tgt) :
 			       xstrdup("/usr/bin/nvcc");
 		else
-			name = pth ? xasprintf("%s (first nvcc on PATH)", pth) : xstrdup("the nvcc on PATH");
+			name = pth ? xasprintf("first nvcc on PATH (%s)", pth) : xstrdup("first nvcc on PATH");
 		json_t *o = json_object();
 		json_object_set_new(o, "nvcc", json_string(name));
 		json_object_set_new(o, "release", c->release ? json_string(c->release) : json_null());
@@ -308,17 +362,29 @@ void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
 				fnd_add(&unk, "%s: %s", name, c->release ? "no minimum CUDA known for the architecture" :
 					"its CUDA release could not be read");
 			else
-				fnd_add(&good, "%s (CUDA %s) targets %s", name, c->release, sm);
+				fnd_add(&good, "%s: CUDA %s targets %s", name, c->release, sm);
 		}
 		free(name);
 	}
 	json_object_set_new(obs, "compilers", ol);
+	if (json_is_true(json_object_get(cu, "nvcc_on_path")))
+		r_evidence_note(r, "first nvcc on PATH: `nvcc --version` says release %s (V%s); path %s",
+				fact_str(cu, "nvcc_release") ? fact_str(cu, "nvcc_release") : "unknown",
+				fact_str(cu, "nvcc_version") ? fact_str(cu, "nvcc_version") : "?",
+				!pth ? "unknown (inside a sysroot no installed toolkit matched its version uniquely)" :
+				fact_str(cu, "nvcc_path_source") && !strcmp(fact_str(cu, "nvcc_path_source"), "version-match") ?
+				"attributed to the one installed toolkit with that nvcc version" : "resolved on PATH");
+	if (json_is_true(fact_get(cu, "usr_bin_nvcc.exists")))
+		r_evidence_note(r, "/usr/bin/nvcc resolves to %s; release %s read from %s",
+				fact_str(cu, "usr_bin_nvcc.target") ? fact_str(cu, "usr_bin_nvcc.target") : "?",
+				fact_str(cu, "usr_bin_nvcc_release") ? fact_str(cu, "usr_bin_nvcc_release") : "unknown",
+				fact_str(cu, "usr_bin_nvcc.source") ? fact_str(cu, "usr_bin_nvcc.source") : "nothing readable");
 	r_observed(r, obs);
 	char *archlist = json_dumps(archs, JSON_COMPACT);
 	r_expectedf(r, "every nvcc a user may run can generate code for %s (data/gpu-models.json)", archlist);
 	free(archlist);
 	if (bad.n) {
-		r_fail(r, "%s%s%s", sb_str(&bad.sb), good.n ? "; while " : "", good.n ? sb_str(&good.sb) : "");
+		r_fail(r, "%s%s%s", sb_str(&bad.sb), good.n ? "; meanwhile " : "", good.n ? sb_str(&good.sb) : "");
 		r_remedy(r, "Point /usr/bin/nvcc (or remove it) and PATH at a CUDA toolkit new enough for the GPUs, e.g. 'ln -sf /usr/local/cuda-13.1/bin/nvcc /usr/bin/nvcc' or remove the distribution's nvidia-cuda-toolkit package.");
 	} else if (unk.n) {
 		r_warn(r, "could not confirm: %s", sb_str(&unk.sb));
@@ -333,7 +399,9 @@ void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
 
 void check_gpu_profiling(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = facts_get(ctx, "nvidia", NULL);
+	json_t *f = nv_driver_facts(ctx, r);
+	if (!f)
+		return;
 	int rt = -1;
 	long long mp = -1;
 	int b;
@@ -425,6 +493,7 @@ void check_gpu_count(struct audit_ctx *ctx, struct result *r)
 	if (lost.n) {
 		r_fail(r, "nvidia-smi cannot reach %d GPU(s): %s", lost.n, sb_str(&lost.sb));
 		r_remedy(r, "Drain the node; check the kernel log for XID 79 (fallen off the bus), reset or reseat the GPU.");
+		smi_evidence(ctx, r);
 		fnd_free(&lost);
 		return;
 	}
@@ -466,6 +535,7 @@ void check_gpu_count(struct audit_ctx *ctx, struct result *r)
 	r_fail(r, "nvidia-smi sees %lld of the %lld NVIDIA GPUs on the PCI bus: a GPU fell off the bus, is unbound from the driver or hidden%s%s",
 	       seen, onbus, miss.n ? "; missing: " : "", miss.n ? sb_str(&miss.sb) : "");
 	r_remedy(r, "Drain the node; check the kernel log for XID 79 and the device's driver binding, then reset or replace the GPU.");
+	smi_evidence(ctx, r);
 	fnd_free(&miss);
 }
 
@@ -510,19 +580,27 @@ void check_gpu_uniformity(struct audit_ctx *ctx, struct result *r)
 	json_object_set(obs, "vbios", vb);
 	r_observed(r, obs);
 	r_expectedf(r, "one model, one driver and one VBIOS version across all GPUs");
+	size_t lost = 0, i;
+	json_t *g;
+	json_array_foreach(gpus, i, g)
+		lost += json_object_get(g, "_error") != NULL;
+	char note[96] = "";
+	if (lost)
+		snprintf(note, sizeof note, " (%zu unreachable GPU(s) not compared, see hardware.gpu-count)", lost);
 	char *dn = set_desc(names), *dd = set_desc(drv), *dv = set_desc(vb);
 	if (json_object_size(names) > 1 || json_object_size(drv) > 1) {
-		r_fail(r, "GPUs differ: models %s; drivers %s", dn, dd);
+		r_fail(r, "GPUs differ: models %s; drivers %s%s", dn, dd, note);
 		r_remedy(r, "A node should hold one GPU model on one driver; have the provider replace the odd GPU.");
 	} else if (json_object_size(vb) > 1) {
-		r_warn(r, "GPUs run different VBIOS versions (%s): firmware drift across one node", dv);
+		r_warn(r, "GPUs run different VBIOS versions (%s): firmware drift across one node%s", dv, note);
 		r_remedy(r, "Flash every GPU to the same VBIOS with the vendor's firmware update package.");
 	} else if (json_object_size(names) == 0 || json_object_size(vb) == 0) {
 		r_warn(r, "could not read %s on every GPU", json_object_size(names) ? "the VBIOS version" : "the model");
 	} else {
-		r_pass(r, "%s, driver %s, VBIOS %s", dn, json_object_iter_key(json_object_iter(drv)),
-		       json_object_iter_key(json_object_iter(vb)));
+		r_pass(r, "%s, driver %s, VBIOS %s%s", dn, json_object_iter_key(json_object_iter(drv)),
+		       json_object_iter_key(json_object_iter(vb)), note);
 	}
+	smi_evidence(ctx, r);
 	free(dn);
 	free(dd);
 	free(dv);
@@ -556,15 +634,16 @@ static void check_enabled_field(struct audit_ctx *ctx, struct result *r, const c
 	r_observed(r, obs);
 	r_expectedf(r, "%s Enabled on every GPU", what);
 	if (off.n) {
-		r_status(r, off_status, "%s is off on %d of %zu GPUs: %s", what, off.n, json_array_size(gpus), sb_str(&off.sb));
+		r_status(r, off_status, "%s is off on %d of %zu GPU(s): %s", what, off.n, json_array_size(gpus), sb_str(&off.sb));
 		r_remedy(r, "%s", remedy);
 	} else if (unk.n == (int)json_array_size(gpus)) {
 		r_skip(r, "nvidia-smi does not report %s on these GPUs", what);
 	} else if (unk.n) {
 		r_warn(r, "could not read %s on %d GPU(s): %s", what, unk.n, sb_str(&unk.sb));
 	} else {
-		r_pass(r, "%s is enabled on all %zu GPUs", what, json_array_size(gpus));
+		r_pass(r, "%s is enabled on all %zu GPU(s)", what, json_array_size(gpus));
 	}
+	smi_evidence(ctx, r);
 	fnd_free(&off);
 	fnd_free(&unk);
 }
@@ -586,7 +665,8 @@ void check_gpu_pcie_link(struct audit_ctx *ctx, struct result *r)
 	json_t *gpus = nv_gpus(ctx, r, NULL);
 	if (!gpus)
 		return;
-	struct findings narrow, slow, unk, idle;
+	struct findings narrow, slow, unk, idle, c2c;
+	fnd_init(&c2c);
 	fnd_init(&narrow);
 	fnd_init(&slow);
 	fnd_init(&unk);
@@ -620,14 +700,23 @@ void check_gpu_pcie_link(struct audit_ctx *ctx, struct result *r)
 		}
 		if (wc < wm)
 			fnd_add(&narrow, "%s at x%.0f of x%.0f", lb, wc, wm);
-		if (!isnan(gg) && gm < gg)
+		const json_t *mdl = gpu_model_by_key(ctx->gpu_models, gstr(g, "_model_key"));
+		const char *hl = json_string_value(json_object_get(mdl, "host_link"));
+		if (hl && strcmp(hl, "nvlink-c2c") == 0 && !isnan(gg) && gm < gg)
+			fnd_add(&c2c, "%s", lb);
+		else if (!isnan(gg) && gm < gg)
 			fnd_add(&slow, "%s max Gen%.0f, the GPU supports Gen%.0f (%s)", lb, gm, gg, gg_src);
 		if (gnum(g, "pcie.link.gen.current", &gc) == 0 && gc < gm)
 			fnd_add(&idle, "%s", lb);
 	}
 	r_observed(r, obs);
 	r_expectedf(r, "link width at its maximum on every GPU; the slot's max generation equal to the GPU's");
-	const char *idle_note = idle.n ? " (a lower current generation at idle is normal power saving and not graded)" : "";
+	char idle_note[256] = "";
+	if (idle.n || c2c.n)
+		snprintf(idle_note, sizeof idle_note, "%s%s%s",
+			 idle.n ? " (a lower current generation at idle is normal power saving and not graded)" : "",
+			 c2c.n ? "; the PCIe generation of Grace superchip GPUs is set by the Grace root ports and is not graded, " : "",
+			 c2c.n ? "host traffic uses NVLink-C2C" : "");
 	if (narrow.n) {
 		r_fail(r, "PCIe link trained narrower than its maximum on %d GPU(s): %s%s%s%s", narrow.n,
 		       sb_str(&narrow.sb), slow.n ? "; also slot-limited: " : "", slow.n ? sb_str(&slow.sb) : "", idle_note);
@@ -643,7 +732,9 @@ void check_gpu_pcie_link(struct audit_ctx *ctx, struct result *r)
 	fnd_free(&narrow);
 	fnd_free(&slow);
 	fnd_free(&unk);
+	smi_evidence(ctx, r);
 	fnd_free(&idle);
+	fnd_free(&c2c);
 }
 
 void check_gpu_power_limit(struct audit_ctx *ctx, struct result *r)
@@ -694,6 +785,7 @@ void check_gpu_power_limit(struct audit_ctx *ctx, struct result *r)
 	} else {
 		r_pass(r, "every GPU runs at its default power limit");
 	}
+	smi_evidence(ctx, r);
 	fnd_free(&capped);
 	fnd_free(&unk);
 }
@@ -777,6 +869,7 @@ static void check_idle(struct audit_ctx *ctx, struct result *r, int power)
 	} else {
 		r_pass(r, "%s within the ceiling on %d idle GPU(s) (highest %.0f %s)%s", what, graded, worst, unit, note);
 	}
+	smi_evidence(ctx, r);
 	fnd_free(&over);
 	fnd_free(&busy);
 	fnd_free(&unk);

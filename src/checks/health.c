@@ -9,22 +9,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1: NVIDIA GPUs seen; 0: PCI facts show none (AMD or CPU-only); -1: unknown. */
+/* 1: NVIDIA GPUs seen; 0: none (AMD or CPU-only); -1: unknown. */
 static int nvidia_host(struct audit_ctx *ctx, int *amd)
 {
-	enum col_state st;
+	enum col_state st, ast;
 	json_t *pci = facts_get(ctx, "pci", &st);
 	long long nv = 0, a = 0;
+	int p = 0;
 	*amd = 0;
 	int pci_ok = st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0;
 	if (pci_ok && fact_int(pci, "amd_gpus", &a) == 0)
 		*amd = a > 0;
+	json_t *am = facts_get(ctx, "amd", &ast);
+	if (ast == COL_OK && fact_bool(am, "present", &p) == 0 && p)
+		*amd = 1;
 	json_t *n = facts_get(ctx, "nvidia", &st);
-	int present = 0;
-	if (st == COL_OK && fact_bool(n, "present", &present) == 0 && present)
+	if (st == COL_OK && fact_bool(n, "present", &p) == 0 && p)
 		return 1;
 	if (pci_ok)
 		return nv > 0;
+	/* the nvidia collector found no nvidia-smi, driver or device */
+	if (st == COL_ABSENT)
+		return 0;
 	return -1;
 }
 
@@ -119,10 +125,13 @@ void check_hl_dcgm(struct audit_ctx *ctx, struct result *r)
 	fact_bool(o, "running", &running);
 	if (inst) {
 		struct strbuf sb = STRBUF_INIT;
-		if (fact_str(o, "dcgmi_path"))
+		int b = 0;
+		if (fact_bool(o, "dcgmi", &b) == 0 && b)
 			sb_addf(&sb, "dcgmi %s", fact_str(o, "version") ? fact_str(o, "version") : "(version unread)");
-		else if (fact_str(o, "hostengine_path"))
+		else if (fact_bool(o, "nv_hostengine", &b) == 0 && b)
 			sb_adds(&sb, "nv-hostengine");
+		else
+			sb_adds(&sb, "systemd unit only");
 		struct strbuf us = STRBUF_INIT;
 		units_text(&us, fact_get(o, "units"));
 		r_pass(r, "DCGM installed: %s%s%s%s", sb_str(&sb), us.len ? "; units " : "", sb_str(&us),
@@ -261,6 +270,21 @@ void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 		r_pass(r, "no Xids in 7 days%s", tail);
 		return;
 	}
+	/* the lines themselves, so a reader can find them in the log */
+	json_t *ev;
+	size_t ei;
+	json_array_foreach(fact_get(f, "events"), ei, ev) {
+		if (ei >= 20) {
+			r_evidence_note(r, "... %lld events in all (see observed counts)", nev);
+			break;
+		}
+		long long code = 0;
+		fact_int(ev, "code", &code);
+		r_evidence_note(r, "%s %s %lld %s: %s", fact_str(ev, "time") ? fact_str(ev, "time") : "(undated)",
+				fact_str(ev, "kind") ? fact_str(ev, "kind") : "?", code,
+				fact_str(ev, "device") ? fact_str(ev, "device") : "?",
+				fact_str(ev, "message") ? fact_str(ev, "message") : "");
+	}
 	struct strbuf hard = STRBUF_INIT, soft = STRBUF_INIT, apps = STRBUF_INIT;
 	int worst = XA_NONE, non_app = 0;
 	json_t *x;
@@ -269,8 +293,7 @@ void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 	for (int pass = 0; pass < 2; pass++, key = "sxids") {
 		json_array_foreach(fact_get(a, key), i, x) {
 			long long code = 0, cnt = 0;
-			fact_int(x, "code", &cnt);
-			code = cnt;
+			fact_int(x, "code", &code);
 			fact_int(x, "count", &cnt);
 			const char *act = fact_str(x, "action");
 			int rank = action_rank(act);
@@ -299,12 +322,16 @@ void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 		r_warn(r, "%lld Xid events in 7 days could not be classified: the XID catalog is unavailable (%s)%s",
 		       nev, ctx->xids_error ? ctx->xids_error : "not loaded", tail);
 	} else if (worst >= XA_RESET_GPU) {
-		r_fail(r, "Xids in 7 days needing a reset, drain or reboot: %s%s%s%s", sb_str(&hard),
-		       soft.len || apps.len ? "; also: " : "", soft.len ? sb_str(&soft) : sb_str(&apps), tail);
+		r_fail(r, "Xids in 7 days needing a reset, drain or reboot: %s%s%s%s%s%s", sb_str(&hard),
+		       soft.len ? "; also: " : "", sb_str(&soft), apps.len ? "; application faults: " : "",
+		       sb_str(&apps), tail);
 		r_remedy(r, "Drain the affected GPUs/node, act as each Xid requires (reset the GPU, reboot for Xid 79, "
 			 "RMA on repeated ECC/row-remap failures), and make the health check do this automatically.");
 	} else if (non_app) {
-		r_warn(r, "Xids in 7 days that needed an application restart: %s%s%s%s", sb_str(&soft),
+		/* contained ECC (94), SBE storms (92), remap notices (63): no reset
+		 * was needed, but they are the GPU's doing, not a job's */
+		r_warn(r, "hardware Xids in 7 days that needed no reset or drain (application restart or "
+		       "informational): %s%s%s%s", sb_str(&soft),
 		       apps.len ? "; application faults: " : "", sb_str(&apps), tail);
 	} else {
 		r_pass(r, "only application-fault Xids in 7 days (job errors, not node faults): %s%s", sb_str(&apps), tail);

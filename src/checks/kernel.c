@@ -164,8 +164,8 @@ void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
 
 	int vm = 0;
 	fact_bool(os, "is_vm", &vm);
-	const char *vmnote = vm ? "; in a VM, Januscape and VMScape also need the host kernel fixed, "
-				  "which the guest cannot see" : "";
+	const char *vmnote = vm ? "; in a VM, Januscape and VMScape are also a matter of the host kernel, "
+				  "which a guest cannot check" : "";
 	if (nfail) {
 		r_fail(r, "kernel %s is missing fixes: %s [%s]%s", observed, sb_str(&failed), sb_str(&sum), vmnote);
 		r_remedy(r, "Install the current linux-image-generic for 24.04 (apt-get install --only-upgrade "

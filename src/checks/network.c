@@ -10,15 +10,20 @@
 /* 1: GPUs seen, 0: none, -1: cannot tell (no PCI or GPU facts). */
 static int gpu_node(struct audit_ctx *ctx)
 {
-	enum col_state st;
+	enum col_state st, ast;
 	json_t *pci = facts_get(ctx, "pci", &st);
 	long long nv = 0, amd = 0;
 	if (st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0 && fact_int(pci, "amd_gpus", &amd) == 0)
 		return nv + amd > 0;
 	json_t *n = facts_get(ctx, "nvidia", &st);
-	int present = 0;
-	if (st == COL_OK && fact_bool(n, "present", &present) == 0 && present)
+	json_t *a = facts_get(ctx, "amd", &ast);
+	int p = 0;
+	if ((st == COL_OK && fact_bool(n, "present", &p) == 0 && p) ||
+	    (ast == COL_OK && fact_bool(a, "present", &p) == 0 && p))
 		return 1;
+	/* both GPU collectors found neither tools nor drivers nor devices */
+	if (st == COL_ABSENT && ast == COL_ABSENT)
+		return 0;
 	return -1;
 }
 
@@ -38,8 +43,10 @@ void check_net_connectx_fw(struct audit_ctx *ctx, struct result *r)
 	struct strbuf bad = STRBUF_INIT, unk = STRBUF_INIT;
 	const char *floor_shown = NULL;
 	char *floor_keep = NULL;
+	json_t *groups = json_object();
 
 	if (!ctx->minimums) {
+		json_decref(groups);
 		r_warn(r, "ConnectX firmware read but not graded: cmax's minimum-version table is unavailable (%s). "
 		       "This is a cmax installation problem, not the provider's",
 		       ctx->minimums_error ? ctx->minimums_error : "no reason recorded");
@@ -64,13 +71,22 @@ void check_net_connectx_fw(struct audit_ctx *ctx, struct result *r)
 		fact_set_str(d, "detail", v.detail);
 		json_array_append_new(devs, d);
 		switch (v.status) {
-		case MV_FAIL:
+		case MV_FAIL: {
 			nfail++;
 			st = worse(st, ST_FAIL);
-			sb_addf(&bad, "%s%s %s < %s", bad.len ? ", " : "", name, fw, v.minimum ? v.minimum : "?");
+			/* group devices on the same firmware: a fleet flashes them together */
+			char *k = xasprintf("%s < %s", fw, v.minimum ? v.minimum : "?");
+			json_t *g = json_object_get(groups, k);
+			if (!g) {
+				g = json_array();
+				json_object_set_new(groups, k, g);
+			}
+			json_array_append_new(g, json_string(name));
+			free(k);
 			r_refs_json(r, v.cves);
 			r_refs_json(r, v.advisories);
 			break;
+		}
 		case MV_UNKNOWN:
 			nunk++;
 			st = worse(st, ST_WARN);
@@ -83,6 +99,17 @@ void check_net_connectx_fw(struct audit_ctx *ctx, struct result *r)
 		}
 		mv_verdict_free(&v);
 	}
+	const char *gk;
+	json_t *gv;
+	json_object_foreach(groups, gk, gv) {
+		size_t gi;
+		json_t *nm;
+		sb_addf(&bad, "%s", bad.len ? "; " : "");
+		json_array_foreach(gv, gi, nm)
+			sb_addf(&bad, "%s%s", gi ? ", " : "", json_string_value(nm));
+		sb_addf(&bad, " at %s", gk);
+	}
+	json_decref(groups);
 	if (!n) {
 		json_decref(devs);
 		sb_free(&bad);

@@ -5,18 +5,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* 1: GPUs seen, 0: none, -1: cannot tell. */
+/* 1: GPUs seen, 0: none, -1: cannot tell (no PCI or GPU facts). */
 static int gpu_node(struct audit_ctx *ctx)
 {
-	enum col_state st;
+	enum col_state st, ast;
 	json_t *pci = facts_get(ctx, "pci", &st);
 	long long nv = 0, amd = 0;
 	if (st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0 && fact_int(pci, "amd_gpus", &amd) == 0)
 		return nv + amd > 0;
 	json_t *n = facts_get(ctx, "nvidia", &st);
-	int present = 0;
-	if (st == COL_OK && fact_bool(n, "present", &present) == 0 && present)
+	json_t *a = facts_get(ctx, "amd", &ast);
+	int p = 0;
+	if ((st == COL_OK && fact_bool(n, "present", &p) == 0 && p) ||
+	    (ast == COL_OK && fact_bool(a, "present", &p) == 0 && p))
 		return 1;
+	/* both GPU collectors found neither tools nor drivers nor devices */
+	if (st == COL_ABSENT && ast == COL_ABSENT)
+		return 0;
 	return -1;
 }
 

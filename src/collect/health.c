@@ -159,8 +159,9 @@ static void collect_dcgm(struct col_run *c, json_t *f, json_t *procs)
 	char *dcgmi, *he;
 	which_path("dcgmi", &dcgmi);
 	which_path("nv-hostengine", &he);
-	fact_set_str(o, "dcgmi_path", dcgmi);
-	fact_set_str(o, "hostengine_path", he);
+	/* booleans, not paths: where PATH found them is in the command evidence */
+	fact_set_bool(o, "dcgmi", dcgmi != NULL);
+	fact_set_bool(o, "nv_hostengine", he != NULL);
 	static const char *const units[] = { "nvidia-dcgm.service", "dcgm.service", NULL };
 	json_t *u = find_units(c, units, NULL);
 	fact_set_bool(o, "running", json_object_get(procs, "nv-hostengine") != NULL);
@@ -196,7 +197,7 @@ static void collect_exporter(struct col_run *c, json_t *f, json_t *procs)
 	json_t *o = json_object();
 	char *bin;
 	which_path("dcgm-exporter", &bin);
-	fact_set_str(o, "path", bin);
+	fact_set_bool(o, "binary", bin != NULL);
 	static const char *const units[] = { "dcgm-exporter.service", "nvidia-dcgm-exporter.service", NULL };
 	char *body = NULL;
 	json_t *u = find_units(c, units, &body);

@@ -94,7 +94,8 @@ static void collect_modprobe(struct col_run *c, json_t *f)
 		}
 		sr_list_free(names, n);
 	}
-	qsort(files, nfiles, sizeof *files, mp_cmp);
+	if (nfiles)
+		qsort(files, nfiles, sizeof *files, mp_cmp);
 
 	json_t *opts = json_object();
 	json_t *blacklist = json_array();
@@ -294,9 +295,12 @@ static int run_smi(struct audit_ctx *ctx, struct col_run *c, json_t *f, int *fou
 				      r.exit_code, line);
 		else if (r.exit_code != 0)
 			col_set_state(c, COL_FAILED, "nvidia-smi failed (exit %d): %s", r.exit_code, line);
-		else
+		else {
+			char *ex = err ? str_excerpt(err, strlen(err), 120) : NULL;
 			col_set_state(c, COL_FAILED, "nvidia-smi output could not be parsed: %s",
-				      err ? err : "unknown reason");
+				      ex ? ex : "unknown reason");
+			free(ex);
+		}
 		free(line);
 		free(err);
 		cmd_result_free(&r);

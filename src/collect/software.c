@@ -160,7 +160,7 @@ static void scan_lib_dir(const char *dir, const char *source, const char *fallba
 	int found = 0;
 	for (size_t i = 0; i < n; i++) {
 		char *p = xasprintf("%s/%s", dir, names[i]);
-		if (str_starts(names[i], "libnccl-net") && strstr(names[i], ".so")) {
+		if (str_starts(names[i], "libnccl-net") && str_ends(names[i], ".so")) {
 			json_array_append_new(plugins, json_string(p));
 		} else {
 			char *v = nccl_version_from_name(names[i]);
@@ -476,8 +476,6 @@ static void scan_mpi(struct col_run *c, json_t *f)
 	json_decref(seen);
 	json_decref(cand);
 	json_object_set_new(mpi, "hpcx_installs", hpcx);
-	/* hpcx-init.sh's hpcx_load exports HPCX_DIR: HPC-X is in this shell. */
-	fact_set_str(mpi, "hpcx_dir_env", getenv("HPCX_DIR"));
 	json_object_set_new(f, "mpi", mpi);
 }
 

@@ -27,7 +27,7 @@ static void put_value(FILE *out, const char *label, const json_t *v)
 		fprintf(out, "        %s: %s\n", label, json_string_value(v));
 		return;
 	}
-	char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
 	if (s) {
 		if (strlen(s) > 400)
 			strcpy(s + 397, "...");

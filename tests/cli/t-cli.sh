@@ -45,6 +45,7 @@ run_fixture h100-healthy "$TMP/plany" --local --dry-run -o yaml
 check "--dry-run -o yaml is YAML with the same plan" "$PY" -c '
 import json,sys,yaml
 y=yaml.safe_load(open(sys.argv[1])); j=json.load(open(sys.argv[2]))
+y.pop("output_dir"); j.pop("output_dir")  # each fixture run has its own HOME
 assert y==j, "yaml and json plans differ"' "$TMP/plany/stdout" "$TMP/plan/stdout"
 run_fixture h100-healthy "$TMP/plans" security --local --dry-run -o yaml
 check "security plan holds only versions and isolation" "$PY" -c '

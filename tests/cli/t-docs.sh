@@ -16,7 +16,7 @@ check "every option in cmax-audit(1) is in --help (extra: ${only_man//$'\n'/ })"
 missing=""
 while read -r c; do grep -q "^\.B $c" "$SRCDIR/man/cmax.1" || missing="$missing $c"; done <"$TMP/cmds"
 check "every command in cmax --help is in cmax(1)${missing:+ (missing:$missing)}" test -z "$missing"
-"$CMAX" --help | grep -oE '[0-9]+ [a-z]' | awk '{print $1}' | sort -u >"$TMP/codes_help"
+"$CMAX" --help | grep -oE '(^|[ ;:])[0-9]+ [a-zA-Z-]' | grep -oE '[0-9]+ ' | awk '{print $1}' | sort -u >"$TMP/codes_help"
 grep -oE '^\.B [0-9]+$' "$SRCDIR/man/cmax.1" | awk '{print $2}' | sort -u >"$TMP/codes_man"
 check "exit codes in --help and cmax(1) agree" cmp -s "$TMP/codes_help" "$TMP/codes_man"
 for p in versions isolation hardware software containers orchestration networking storage health access security; do
