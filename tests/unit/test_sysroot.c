@@ -33,9 +33,12 @@ int main(void)
 	put(root, "sys/devices/pci0000:00/0000:00:01.0/0000:1b:00.0/vendor", "0x10de\n");
 	put(root, "proc/sys/kernel/perf_event_paranoid", "2\n");
 	put(root, "big", "");
-	mkdir(xasprintf("%s/sys/bus", root), 0755);
-	mkdir(xasprintf("%s/sys/bus/pci", root), 0755);
-	mkdir(xasprintf("%s/sys/bus/pci/devices", root), 0755);
+	static const char *const dirs[] = { "sys/bus", "sys/bus/pci", "sys/bus/pci/devices" };
+	for (int i = 0; i < 3; i++) {
+		char *d = xasprintf("%s/%s", root, dirs[i]);
+		mkdir(d, 0755);
+		free(d);
+	}
 	char *l1 = xasprintf("%s/sys/bus/pci/devices/0000:1b:00.0", root);
 	T_OK(symlink("../../../devices/pci0000:00/0000:00:01.0/0000:1b:00.0", l1) == 0, "relative link created");
 	char *l2 = xasprintf("%s/etc/abs-link", root);
@@ -75,7 +78,8 @@ int main(void)
 	T_OK(sr_read_ll("/etc/os-release", &v) == -EINVAL, "non-integer refused");
 	char **names;
 	size_t n;
-	T_OK(sr_list("/etc", &names, &n) == 0 && n == 4, "listing (%zu entries)", n);
+	int lrc = sr_list("/etc", &names, &n);
+	T_OK(lrc == 0 && n == 4, "listing (%zu entries)", n);
 	T_STREQ(n ? names[0] : NULL, "abs-link", "listing is sorted");
 	sr_list_free(names, n);
 	char *buf;
@@ -89,6 +93,10 @@ int main(void)
 	T_STREQ(s, "0000:1b:00.0", "link basename");
 	free(s);
 	T_OK(sysroot_set("/") == 0 && sysroot_is_host(), "back to the host");
+	free(l1);
+	free(l2);
+	free(l3);
+	free(l4);
 	char cmd[256];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", root);
 	T_OK(system(cmd) == 0, "cleanup");
