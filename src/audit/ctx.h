@@ -30,6 +30,11 @@ struct audit_ctx {
 	json_t *gpu_models;         /* data/gpu-models.json, NULL if unreadable */
 	json_t *thresholds;         /* data/thresholds.json */
 	struct col_run *cols;       /* parallel to collector_table */
+	/* Fleet audits (--slurm, --k8s): the node documents gathered by the
+	 * fan-out (src/fleet/fanout.h), NULL for a single-host audit. An array
+	 * of {host, answered, error, doc}; doc is a cmax.node/1 object. */
+	json_t *fleet;
+	const char *cluster;        /* cluster name for cluster-scope rows */
 };
 
 /* Facts of a collector, running it on first use. Never NULL (empty object
@@ -43,6 +48,13 @@ int fact_int(const json_t *facts, const char *path, long long *out);
 int fact_bool(const json_t *facts, const char *path, int *out);
 int fact_real(const json_t *facts, const char *path, double *out);
 json_t *fact_get(const json_t *facts, const char *path);      /* borrowed */
+
+/* Fleet accessors (NULL / 0 outside a fleet audit). The facts of one
+ * collector on one node, as that node reported them; *state as there. */
+size_t fleet_node_count(const struct audit_ctx *ctx);
+const char *fleet_node_name(const struct audit_ctx *ctx, size_t i);
+int fleet_node_answered(const struct audit_ctx *ctx, size_t i);
+json_t *fleet_node_facts(const struct audit_ctx *ctx, size_t i, const char *collector, enum col_state *state);
 
 /* A threshold from data/thresholds.json ("gpu.idle_temp_c_max"), or dflt. */
 double threshold(struct audit_ctx *ctx, const char *path, double dflt);

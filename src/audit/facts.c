@@ -115,3 +115,44 @@ double threshold(struct audit_ctx *ctx, const char *path, double dflt)
 		return v;
 	return dflt;
 }
+
+size_t fleet_node_count(const struct audit_ctx *ctx)
+{
+	return ctx->fleet ? json_array_size(ctx->fleet) : 0;
+}
+
+const char *fleet_node_name(const struct audit_ctx *ctx, size_t i)
+{
+	return json_string_value(json_object_get(json_array_get(ctx->fleet, i), "host"));
+}
+
+int fleet_node_answered(const struct audit_ctx *ctx, size_t i)
+{
+	return json_is_true(json_object_get(json_array_get(ctx->fleet, i), "answered"));
+}
+
+static int state_parse(const char *s, enum col_state *st)
+{
+	static const char *const n[] = { "ok", "absent", "denied", "failed" };
+	for (int i = 0; i < 4; i++)
+		if (s && !strcmp(s, n[i])) {
+			*st = (enum col_state)i;
+			return 0;
+		}
+	return -1;
+}
+
+json_t *fleet_node_facts(const struct audit_ctx *ctx, size_t i, const char *collector, enum col_state *state)
+{
+	json_t *node = json_array_get(ctx->fleet, i);
+	json_t *c = json_object_get(json_object_get(json_object_get(node, "doc"), "facts"), collector);
+	enum col_state st = COL_FAILED;
+	if (!c || state_parse(json_string_value(json_object_get(c, "state")), &st) != 0) {
+		if (state)
+			*state = COL_FAILED;
+		return NULL;
+	}
+	if (state)
+		*state = st;
+	return json_object_get(c, "facts");
+}
