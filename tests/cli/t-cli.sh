@@ -129,4 +129,9 @@ prompt "y" audit storage --output-dir "$TMP/p2" >"$TMP/pty2"
 check "prompt: y runs the audit" test $? = 0 -a -s "$TMP/p2/audit.results.json"
 prompt "c,2,y" audit storage --output-dir "$TMP/p3" >"$TMP/pty3"
 check "prompt: c lets the operator change the target" grep -q '"environment": "vm"' "$TMP/p3/audit.results.json"
+check "on a terminal the report is coloured" grep -q $'\033\[' "$TMP/pty2"
+NO_COLOR=1 prompt "y" audit storage --output-dir "$TMP/p4" >"$TMP/pty4"
+check "NO_COLOR turns colour off" test -z "$(grep $'\033\[' "$TMP/pty4")"
+"$CMAX" audit storage --yes --output-dir "$TMP/p5" >"$TMP/pipe5" </dev/null
+check "no colour when stdout is not a terminal" test -z "$(grep $'\033\[' "$TMP/pipe5")"
 done_testing
