@@ -3,6 +3,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "audit/cli.h"
+#include "bench/bench.h"
+#include "fleet/fleet.h"
+#include "health/health.h"
+#include "inject/inject.h"
 #include "core/exitcodes.h"
 #include "config.h"
 
@@ -21,10 +25,15 @@ static void usage(FILE *out)
 	      "Commands:\n"
 	      "  audit [PROFILE]   read-only audit of this machine (see cmax audit --help)\n"
 	      "  audit review      reopen a finished audit run\n"
+	      "  bench NAME        benchmarks that write files: storage, metadata (see cmax bench --help)\n"
+	      "  health check      one pass of the XID-aware health agent (a Slurm HealthCheckProgram)\n"
+	      "  health watch      the health agent, event-driven (see cmax health --help)\n"
+	      "  inject            inject a fault and time detection, drain and return (see cmax inject --help)\n"
+	      "  reboot-test       reboot nodes through the scheduler and time their return\n"
 	      "  version           print the version\n"
 	      "  help              this help\n"
 	      "\n"
-	      "Exit status: 0 ok; 2 security FAIL; 64 usage; 65 bad input data; 66 missing input;\n"
+	      "Exit status: 0 ok; 1 health check found a problem or acted; 2 security FAIL; 64 usage; 65 bad input data; 66 missing input;\n"
 	      "70 internal error; 71 OS error; 73 cannot write output; 75 --timeout budget spent;\n"
 	      "130 declined at the confirmation prompt.\n",
 	      out);
@@ -50,8 +59,14 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 } commands[] = {
 	{ "audit", cmd_audit_dispatch },
+	{ "bench", cmd_bench },
+	{ "health", cmd_health },
+	{ "inject", cmd_inject },
+	{ "reboot-test", cmd_reboot_test },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
+	/* hidden: the node side of `cmax audit --slurm / --k8s` */
+	{ "node-collect", cmd_node_collect },
 };
 
 int main(int argc, char **argv)

@@ -1,11 +1,23 @@
 #!/usr/bin/env python3
 """Regenerate docs/checks.md from the check table, as the binary reports it
-(`cmax audit --dry-run -o json`). tests/cli/t-docs.sh fails when the
+(`cmax audit --dry-run -o json` for --local, --slurm and --k8s). tests/cli/t-docs.sh fails when the
 committed page is out of date. Usage: tools/gen-checks-doc.py build/cmax > docs/checks.md"""
 import json, subprocess, sys
 
-plan = json.loads(subprocess.run([sys.argv[1], "audit", "--local", "--dry-run", "-o", "json"],
-                                 capture_output=True, check=True, text=True).stdout)
+# The single-host plan, then the cluster-scope checks of the Slurm and
+# Kubernetes plans, each id once, in table order within each profile.
+def plan(*args):
+    return json.loads(subprocess.run([sys.argv[1], "audit", *args, "--dry-run", "-o", "json"],
+                                     capture_output=True, check=True, text=True).stdout)["checks"]
+seen, checks = set(), []
+for c in plan("--local") + plan("--slurm", "--nodes", "node1") + plan("--k8s"):
+    if c["id"] not in seen:
+        seen.add(c["id"])
+        checks.append(c)
+order = ["versions", "isolation", "hardware", "software", "containers", "orchestration",
+         "networking", "storage", "health", "access"]
+checks.sort(key=lambda c: order.index(c["profile"]))
+plan = {"checks": checks}
 out = ["# Checks", "",
        "Generated from the check table (`src/checks/checks.def`) by `tools/gen-checks-doc.py`;",
        "do not edit by hand. Ids are stable: reports, `review` and later phases key on them.", ""]

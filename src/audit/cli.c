@@ -14,6 +14,7 @@
 #include "../report/report.h"
 #include "../policy/minimums.h"
 #include "../xid/catalog.h"
+#include "../fleet/fleet.h"
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -38,8 +39,15 @@ void audit_usage(FILE *out)
 	      "      --standalone       this machine as a standalone host\n"
 	      "      --vm               this machine, audited as a VM guest\n"
 	      "      --container        this machine, audited as a container\n"
-	      "      --slurm            every node of a Slurm allocation (not supported yet)\n"
-	      "      --k8s              every GPU node of a Kubernetes cluster (not supported yet)\n"
+	      "      --slurm            every node of a Slurm allocation (auto-selected inside one,\n"
+	      "                         i.e. SLURM_JOB_ID set outside a job step)\n"
+	      "      --k8s              every GPU node of a Kubernetes cluster\n"
+	      "      --nodes LIST       --slurm: these nodes (hostlist), in a short allocation of its own\n"
+	      "      --partition P      --slurm: every node of partition P, in a short allocation\n"
+	      "      --node-cmd PATH    cmax as the nodes see it (default: this binary's own path)\n"
+	      "      --node-timeout S   each node's own budget in seconds (default 120)\n"
+	      "      --kubeconfig FILE  --k8s: kubeconfig (else KUBECONFIG / kubectl's default)\n"
+	      "      --context NAME     --k8s: kubeconfig context\n"
 	      "  -y, --yes              do not ask for confirmation\n"
 	      "\n"
 	      "Plan:\n"
@@ -66,7 +74,8 @@ void audit_usage(FILE *out)
 enum {
 	OPT_LOCAL = 1000, OPT_STANDALONE, OPT_VM, OPT_CONTAINER, OPT_SLURM, OPT_K8S, OPT_DRYRUN,
 	OPT_OUTFILE, OPT_ACTIVE, OPT_SYSROOT, OPT_MINIMUMS, OPT_OUTDIR, OPT_JSON, OPT_TIMEOUT,
-	OPT_EXITZERO, OPT_NOCOLOR, OPT_KUBECONFIG,
+	OPT_EXITZERO, OPT_NOCOLOR, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NODES, OPT_PARTITION, OPT_NODECMD,
+	OPT_NODETIMEOUT,
 };
 
 static const struct option audit_opts[] = {
@@ -77,6 +86,11 @@ static const struct option audit_opts[] = {
 	{ "slurm", no_argument, NULL, OPT_SLURM },
 	{ "k8s", no_argument, NULL, OPT_K8S },
 	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
+	{ "context", required_argument, NULL, OPT_CONTEXT },
+	{ "nodes", required_argument, NULL, OPT_NODES },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "node-cmd", required_argument, NULL, OPT_NODECMD },
+	{ "node-timeout", required_argument, NULL, OPT_NODETIMEOUT },
 	{ "yes", no_argument, NULL, 'y' },
 	{ "show", no_argument, NULL, 's' },
 	{ "dry-run", no_argument, NULL, OPT_DRYRUN },
@@ -101,6 +115,9 @@ struct audit_opts {
 	int yes, show, dry_run, active, json, exit_zero, verbose, no_color;
 	const char *output_fmt, *output_file, *sysroot, *minimums, *output_dir;
 	long timeout_s;
+	/* fleet */
+	const char *nodes, *partition, *node_cmd, *kubeconfig, *context;
+	long node_timeout_s;
 };
 
 static int usage_error(const char *fmt, const char *arg)
@@ -115,6 +132,7 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->timeout_s = 180;
+	o->node_timeout_s = 120;
 	int c;
 	optind = 1;
 	opterr = 0;
@@ -127,7 +145,19 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		case OPT_CONTAINER: tf = TF_CONTAINER; break;
 		case OPT_SLURM: tf = TF_SLURM; break;
 		case OPT_K8S: tf = TF_K8S; break;
-		case OPT_KUBECONFIG: break; /* accepted for compatibility; used by --k8s */
+		case OPT_KUBECONFIG: o->kubeconfig = optarg; break;
+		case OPT_CONTEXT: o->context = optarg; break;
+		case OPT_NODES: o->nodes = optarg; break;
+		case OPT_PARTITION: o->partition = optarg; break;
+		case OPT_NODECMD: o->node_cmd = optarg; break;
+		case OPT_NODETIMEOUT: {
+			char *end;
+			errno = 0;
+			o->node_timeout_s = strtol(optarg, &end, 10);
+			if (errno || *end || o->node_timeout_s <= 0 || o->node_timeout_s > 86400)
+				return usage_error("--node-timeout wants whole seconds between 1 and 86400, not '%s'", optarg);
+			break;
+		}
 		case 'y': o->yes = 1; break;
 		case 's': o->show = 1; break;
 		case OPT_DRYRUN: o->dry_run = 1; break;
@@ -175,6 +205,15 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		return usage_error("%s only goes with --dry-run (use --json for the graded report)", "-o");
 	if (o->output_file && !(o->dry_run && o->output_fmt))
 		return usage_error("%s needs --dry-run -o yaml|json", "--output-file");
+	if ((o->nodes || o->partition) && o->target != TF_SLURM && o->target != TF_NONE)
+		return usage_error("%s goes with --slurm", o->nodes ? "--nodes" : "--partition");
+	if (o->nodes && o->partition)
+		return usage_error("%s: give --nodes or --partition, not both", "--nodes");
+	if ((o->node_cmd || o->kubeconfig || o->context) && o->target != TF_NONE && o->target != TF_SLURM &&
+	    o->target != TF_K8S)
+		return usage_error("%s goes with --slurm or --k8s", o->node_cmd ? "--node-cmd" : "--kubeconfig/--context");
+	if ((o->nodes || o->partition) && o->target == TF_NONE)
+		o->target = TF_SLURM; /* naming nodes is choosing the Slurm target */
 	if (!o->sysroot) {
 		const char *e = getenv("CMAX_SYSROOT");
 		if (e && *e)
@@ -293,7 +332,9 @@ static void show_plan(const struct audit_ctx *ctx, const struct audit_plan *plan
 			fprintf(out, "\n## %s\n", d->profile);
 			prev = d->profile;
 		}
-		const char *note = !(d->targets & ctx->target.mask) ? " (n/a for this target)"
+		int on_nodes = ctx->cluster && (d->targets & TGT_HOST);
+		const char *note = on_nodes ? ((d->flags & CHECK_ACTIVE) ? " (on every node, needs --active)" : " (on every node)")
+				   : !(d->targets & ctx->target.mask) ? " (n/a for this target)"
 				   : (d->flags & CHECK_ACTIVE) ? " (needs --active)" : "";
 		fprintf(out, "  %-36s %s%s\n", d->id, d->title, note);
 	}
@@ -386,19 +427,80 @@ static json_t *collectors_json(struct audit_ctx *ctx)
 	return a;
 }
 
-static char *dump_text(const struct report_meta *m, struct result *const *rows, size_t n, int verbose)
+static char *dump_text(const struct report_meta *m, const json_t *fleet, struct result *const *rows, size_t n,
+		       int verbose)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 	if (!f)
 		return xstrdup("");
-	report_text(f, m, rows, n, verbose, 0);
+	if (fleet)
+		fleet_report_text(f, m, fleet, rows, n, verbose, 0);
+	else
+		report_text(f, m, rows, n, verbose, 0);
 	fclose(f);
 	return buf;
 }
 
-static void load_policy(struct audit_ctx *ctx, const char *minimums_path)
+/* Name of the cluster for the cluster-scope rows: Slurm's ClusterName or
+ * the kubeconfig context when the scheduler's collector read one. */
+static char *cluster_name(struct audit_ctx *ctx)
+{
+	static const char *const keys[][2] = {
+		{ "slurm", "cluster" }, { "k8s", "context" },
+	};
+	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++) {
+		if (strcmp(keys[i][0], ctx->target.harness) != 0 || !collector_find(keys[i][0]))
+			continue;
+		enum col_state st;
+		json_t *f = facts_get(ctx, keys[i][0], &st);
+		const char *v = st == COL_OK ? fact_str(f, keys[i][1]) : NULL;
+		if (v && *v)
+			return xstrdup(v);
+	}
+	return xstrdup("cluster");
+}
+
+static void fleet_note(struct audit_ctx *ctx, const char *fmt, const char *arg)
+{
+	char *extra = xasprintf(fmt, arg);
+	char *why = xasprintf("%s; %s", ctx->target.why ? ctx->target.why : "", extra);
+	free(ctx->target.why);
+	ctx->target.why = why;
+	free(extra);
+}
+
+/* Fan out to every node; a failure leaves an empty fleet and the reason,
+ * and the cluster-scope checks still run. */
+static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8s)
+{
+	const struct fanout_backend *be = k8s ? &fanout_k8s : &fanout_slurm;
+	struct fanout_opts fo = {
+		.node_cmd = o->node_cmd,
+		.nodes = o->nodes,
+		.partition = o->partition,
+		.per_node_timeout_s = o->node_timeout_s,
+		.profile = o->profile,
+		.active = o->active,
+		.kubeconfig = o->kubeconfig,
+		.context = o->context,
+	};
+	struct node_doc *docs = NULL;
+	size_t n = 0;
+	char *err = NULL;
+	if (be->collect(ctx, &fo, &docs, &n, &err) != 0) {
+		ctx->fleet_error = xasprintf("per-node collection did not happen (%s): %s", be->name,
+					     err ? err : "no reason given");
+		fprintf(stderr, "cmax audit: %s\n", ctx->fleet_error);
+	}
+	free(err);
+	json_decref(ctx->fleet);
+	ctx->fleet = node_docs_to_fleet(docs, n);
+	node_docs_free(docs, n);
+}
+
+void audit_load_policy(struct audit_ctx *ctx, const char *minimums_path)
 {
 	char *err = NULL;
 	ctx->minimums = minimums_load(minimums_path, &err);
@@ -418,7 +520,7 @@ static void load_policy(struct audit_ctx *ctx, const char *minimums_path)
 	free(tp);
 }
 
-static void free_policy(struct audit_ctx *ctx)
+void audit_free_policy(struct audit_ctx *ctx)
 {
 	if (ctx->minimums)
 		minimums_free(ctx->minimums);
@@ -457,11 +559,11 @@ int cmd_audit(int argc, char **argv)
 	audit_ctx_init(&ctx);
 	ctx.now = clock_now();
 	ctx.active = o.active;
-	load_policy(&ctx, minimums_path);
+	audit_load_policy(&ctx, minimums_path);
 	if (o.minimums && !ctx.minimums) {
 		/* an explicitly named table that does not parse is bad input */
 		fprintf(stderr, "cmax audit: %s\n", ctx.minimums_error);
-		free_policy(&ctx);
+		audit_free_policy(&ctx);
 		audit_ctx_free(&ctx);
 		free(minimums_path);
 		return EXIT_DATAERR;
@@ -470,18 +572,45 @@ int cmd_audit(int argc, char **argv)
 	if (target_resolve(&ctx, o.target, &terr) != 0) {
 		fprintf(stderr, "cmax audit: %s\n", terr);
 		free(terr);
-		free_policy(&ctx);
+		audit_free_policy(&ctx);
 		audit_ctx_free(&ctx);
 		free(minimums_path);
 		return EXIT_USAGE;
 	}
-	json_t *os = facts_get(&ctx, "os", NULL);
-	ctx.hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
-	int root = 0;
-	ctx.is_root = fact_bool(os, "is_root", &root) == 0 && root;
+	int fleet = strcmp(ctx.target.harness, "standalone") != 0;
+	int k8s = !strcmp(ctx.target.harness, "k8s");
+	if (fleet) {
+		/* the Kubernetes collector reads these; kubectl never prints them */
+		if (o.kubeconfig)
+			setenv("CMAX_KUBECONFIG", o.kubeconfig, 1);
+		if (o.context)
+			setenv("CMAX_KUBE_CONTEXT", o.context, 1);
+		const char *job = getenv("SLURM_JOB_ID");
+		if (!k8s && !(job && *job) && !o.nodes && !o.partition) {
+			fprintf(stderr, "cmax audit: --slurm needs an allocation (run it inside salloc or sbatch) or "
+					"--nodes LIST / --partition P to take a short one\n");
+			audit_free_policy(&ctx);
+			audit_ctx_free(&ctx);
+			free(minimums_path);
+			return EXIT_USAGE;
+		}
+		if (o.nodes)
+			fleet_note(&ctx, "nodes %s", o.nodes);
+		else if (o.partition)
+			fleet_note(&ctx, "partition %s", o.partition);
+		ctx.hostname = cluster_name(&ctx);
+		ctx.cluster = ctx.hostname;
+	} else {
+		json_t *os = facts_get(&ctx, "os", NULL);
+		ctx.hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
+		int root = 0;
+		ctx.is_root = fact_bool(os, "is_root", &root) == 0 && root;
+	}
 
 	struct audit_plan plan;
 	audit_plan_build(&plan, o.profile);
+	if (!fleet)
+		audit_plan_scope(&plan, SCOPE_HOST, 0);
 	char *cmdline = join_cmdline(argc, argv);
 	int exit_code = EXIT_OK;
 
@@ -495,6 +624,13 @@ int cmd_audit(int argc, char **argv)
 		json_decref(doc);
 		goto done;
 	}
+	if (fleet && !o.yes && !isatty(STDIN_FILENO) && (k8s || o.nodes || o.partition)) {
+		fprintf(stderr, "cmax audit: %s creates objects on the cluster (%s): confirm with --yes\n",
+			k8s ? "--k8s" : o.nodes ? "--nodes" : "--partition",
+			k8s ? "a collector pod per GPU node" : "a short allocation for the collector step");
+		exit_code = EXIT_USAGE;
+		goto done;
+	}
 	int ok = confirm(&ctx, &o, cmdline);
 	if (ok < 0) {
 		exit_code = EXIT_USAGE;
@@ -504,6 +640,16 @@ int cmd_audit(int argc, char **argv)
 		fprintf(stderr, "cmax audit: not run (answer was no)\n");
 		exit_code = EXIT_DECLINED;
 		goto done;
+	}
+	fleet = strcmp(ctx.target.harness, "standalone") != 0; /* the prompt may have changed the target */
+	if (!fleet && ctx.cluster) {
+		audit_plan_free(&plan);
+		audit_plan_build(&plan, o.profile);
+		audit_plan_scope(&plan, SCOPE_HOST, 0);
+		free(ctx.hostname);
+		json_t *os = facts_get(&ctx, "os", NULL);
+		ctx.hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
+		ctx.cluster = NULL;
 	}
 
 	time_t started = ctx.now;
@@ -518,9 +664,28 @@ int cmd_audit(int argc, char **argv)
 		goto done;
 	}
 
+	long t0 = mono_ms();
+	if (fleet) {
+		/* (a) every node at once, (b) their documents into ctx->fleet,
+		 * (c) then the cluster-scope checks here, over all of them */
+		audit_plan_scope(&plan, SCOPE_CLUSTER, ctx.target.mask);
+		run_fanout(&ctx, &o, k8s);
+	}
 	struct audit_report rep;
 	audit_run(&ctx, &plan, &rep);
 	clock_iso(clock_now(), finished_iso, sizeof finished_iso);
+
+	/* (d) the report: cluster rows, then every node's own rows */
+	struct result **rows = rep.results;
+	size_t nrows = rep.n;
+	if (fleet) {
+		rows = xcalloc(rep.n + 1, sizeof *rows);
+		memcpy(rows, rep.results, rep.n * sizeof *rows);
+		fleet_node_rows(ctx.fleet, &rows, &nrows);
+	}
+	int counts[ST__COUNT] = { 0 };
+	for (size_t i = 0; i < nrows; i++)
+		counts[rows[i]->status]++;
 
 	json_t *policy = policy_json(&ctx, minimums_path);
 	json_t *cols = collectors_json(&ctx);
@@ -529,7 +694,7 @@ int cmd_audit(int argc, char **argv)
 		.command = cmdline,
 		.started_at = started_iso,
 		.finished_at = finished_iso,
-		.duration_ms = rep.duration_ms,
+		.duration_ms = fleet ? mono_ms() - t0 : rep.duration_ms,
 		.harness = ctx.target.harness,
 		.environment = ctx.target.environment,
 		.selection = ctx.target.selection,
@@ -540,7 +705,7 @@ int cmd_audit(int argc, char **argv)
 		.policy = policy,
 		.collectors = cols,
 	};
-	json_t *results = report_results_json(&meta, rep.results, rep.n);
+	json_t *results = report_results_json(&meta, rows, nrows);
 	json_t *values = json_object();
 	json_object_set_new(values, "schema", json_string(VALUES_SCHEMA));
 	json_object_set_new(values, "tool_version", json_string(CMAX_VERSION));
@@ -548,11 +713,24 @@ int cmd_audit(int argc, char **argv)
 	json_object_set_new(values, "host", json_string(ctx.hostname));
 	json_object_set_new(values, "sysroot", json_string(sysroot_get()));
 	json_object_set_new(values, "facts", audit_values_json(&ctx));
+	if (fleet) {
+		json_t *t = json_object_get(results, "target");
+		json_t *hosts = fleet_hosts_json(ctx.fleet);
+		if (!json_array_size(hosts))
+			json_array_append_new(hosts, json_string(ctx.hostname));
+		json_object_set_new(t, "hosts", hosts);
+		json_object_set_new(t, "cluster", json_string(ctx.hostname));
+		json_object_set_new(results, "fleet", fleet_summary_json(ctx.fleet));
+		json_object_set_new(results, "fleet_error", ctx.fleet_error ? json_string(ctx.fleet_error) : json_null());
+		json_object_set_new(values, "cluster", json_string(ctx.hostname));
+		json_object_set_new(values, "nodes", fleet_values_json(ctx.fleet));
+		json_object_set_new(values, "fleet_error", ctx.fleet_error ? json_string(ctx.fleet_error) : json_null());
+	}
 
 	/* Reports first, so a broken terminal cannot lose them. */
 	char *rj = json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *vj = json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	char *txt = dump_text(&meta, rep.results, rep.n, 3);
+	char *txt = dump_text(&meta, ctx.fleet, rows, nrows, 3);
 	int wrc = 0;
 	struct { const char *name; char *data; } files[] = {
 		{ "audit.results.json", rj }, { "audit.values.json", vj }, { "audit.out", txt },
@@ -575,20 +753,28 @@ int cmd_audit(int argc, char **argv)
 	free(vj);
 	free(txt);
 
-	if (o.json)
+	if (o.json) {
 		report_json(stdout, results);
-	else {
-		report_text(stdout, &meta, rep.results, rep.n, o.verbose, use_color(&o, stdout));
+	} else {
+		if (fleet)
+			fleet_report_text(stdout, &meta, ctx.fleet, rows, nrows, o.verbose, use_color(&o, stdout));
+		else
+			report_text(stdout, &meta, rows, nrows, o.verbose, use_color(&o, stdout));
 		printf("Run saved in %s\n", dir);
 	}
 	fflush(stdout);
 
 	if (wrc)
 		exit_code = wrc;
-	else if (o.profile && !strcmp(o.profile, "security") && rep.counts[ST_FAIL] && !o.exit_zero)
+	else if (o.profile && !strcmp(o.profile, "security") && counts[ST_FAIL] && !o.exit_zero)
 		exit_code = EXIT_FINDINGS;
 	else if (rep.budget_exhausted)
 		exit_code = EXIT_TIMEOUT;
+	if (rows != rep.results) {
+		for (size_t i = rep.n; i < nrows; i++)
+			result_free(rows[i]);
+		free(rows);
+	}
 	json_decref(results);
 	json_decref(values);
 	json_decref(policy);
@@ -598,7 +784,7 @@ int cmd_audit(int argc, char **argv)
 done:
 	free(cmdline);
 	audit_plan_free(&plan);
-	free_policy(&ctx);
+	audit_free_policy(&ctx);
 	audit_ctx_free(&ctx);
 	free(minimums_path);
 	return exit_code;

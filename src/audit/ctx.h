@@ -35,6 +35,7 @@ struct audit_ctx {
 	 * of {host, answered, error, doc}; doc is a cmax.node/1 object. */
 	json_t *fleet;
 	const char *cluster;        /* cluster name for cluster-scope rows */
+	char *fleet_error;          /* why per-node collection did not happen, NULL when it did */
 };
 
 /* Facts of a collector, running it on first use. Never NULL (empty object

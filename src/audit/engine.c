@@ -30,6 +30,19 @@ void audit_plan_build(struct audit_plan *plan, const char *profile)
 				plan->checks[plan->n++] = &check_table[i];
 }
 
+void audit_plan_scope(struct audit_plan *plan, enum plan_scope scope, unsigned scope_mask)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < plan->n; i++) {
+		unsigned t = plan->checks[i]->targets;
+		int host = (t & TGT_HOST) != 0;
+		/* a cluster check of the other scheduler is noise, not a SKIP */
+		if (scope == SCOPE_HOST ? host : !host && (t & scope_mask))
+			plan->checks[k++] = plan->checks[i];
+	}
+	plan->n = k;
+}
+
 void audit_plan_free(struct audit_plan *plan)
 {
 	free(plan->checks);
@@ -53,6 +66,8 @@ void audit_ctx_free(struct audit_ctx *ctx)
 	ctx->cols = NULL;
 	free(ctx->target.why);
 	free(ctx->hostname);
+	free(ctx->fleet_error);
+	json_decref(ctx->fleet);
 }
 
 static const char *env_name(unsigned mask)

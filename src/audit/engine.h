@@ -22,6 +22,13 @@ struct audit_report {
 int plan_profile_valid(const char *profile);
 void audit_plan_build(struct audit_plan *plan, const char *profile);
 void audit_plan_free(struct audit_plan *plan);
+/* Keep only one scope of the plan. A check with any host bit in its
+ * targets runs on a node (the single-host audit, `cmax node-collect`); a
+ * check whose targets are Slurm and/or Kubernetes only runs once per fleet,
+ * on the machine that launched the audit, with ctx->fleet filled; SCOPE_CLUSTER
+ * keeps those whose targets meet mask (the scheduler being audited). */
+enum plan_scope { SCOPE_HOST, SCOPE_CLUSTER };
+void audit_plan_scope(struct audit_plan *plan, enum plan_scope scope, unsigned mask);
 
 /* ctx must have target and policy set; cols allocated by ctx_init. */
 void audit_ctx_init(struct audit_ctx *ctx);

@@ -41,15 +41,20 @@ int target_resolve(struct audit_ctx *ctx, enum target_flag flag, char **err)
 {
 	struct strbuf why = STRBUF_INIT;
 	struct target *t = &ctx->target;
+	(void)err; /* every flag is supported now; kept for targets that may not be */
 	t->harness = "standalone";
 	t->selection = flag == TF_NONE ? "auto-detected" : "explicit";
 	switch (flag) {
 	case TF_SLURM:
+		t->harness = "slurm";
+		set_env(t, "slurm", TGT_SLURM);
+		sb_adds(&why, "operator-selected --slurm: every node of the allocation (or of --nodes / --partition)");
+		break;
 	case TF_K8S:
-		*err = xasprintf("%s is not supported yet: the fleet audit (every node of an allocation or cluster) "
-				 "comes in a later release; audit one node with --local", target_flag_name(flag));
-		sb_free(&why);
-		return -1;
+		t->harness = "k8s";
+		set_env(t, "k8s", TGT_K8S);
+		sb_adds(&why, "operator-selected --k8s: the cluster of the kubeconfig's context, every GPU node");
+		break;
 	case TF_VM:
 		set_env(t, "vm", TGT_VM);
 		sb_adds(&why, "operator-selected --vm");
@@ -63,15 +68,26 @@ int target_resolve(struct audit_ctx *ctx, enum target_flag flag, char **err)
 		detect_local(ctx, &why);
 		break;
 	case TF_NONE: {
-		/* A scheduler context is noted: until the fleet audit exists the
-		 * node itself is audited, and the report says so. */
+		/* Inside a Slurm allocation (salloc shell, batch script) the
+		 * allocation is the target. Not inside a job step: a task of
+		 * `srun cmax audit` audits its own node rather than fanning out
+		 * again from every node. Nothing else auto-selects a fleet (a
+		 * host with sinfo on PATH may be anyone's laptop). */
 		const char *job = getenv("SLURM_JOB_ID");
+		const char *step = getenv("SLURM_STEP_ID");
 		const char *k8s = getenv("KUBERNETES_SERVICE_HOST");
+		if (job && *job && !(step && *step)) {
+			t->harness = "slurm";
+			set_env(t, "slurm", TGT_SLURM);
+			sb_addf(&why, "inside Slurm job %s (SLURM_JOB_ID set, not in a job step): every node of the allocation",
+				job);
+			break;
+		}
 		detect_local(ctx, &why);
 		if (job && *job)
-			sb_addf(&why, "; inside Slurm job %s (fleet audit not yet supported: auditing this node)", job);
+			sb_addf(&why, "; inside a step of Slurm job %s: auditing this node (--slurm audits the allocation)", job);
 		else if (k8s && *k8s)
-			sb_adds(&why, "; inside a Kubernetes pod (fleet audit not yet supported: auditing this node)");
+			sb_adds(&why, "; inside a Kubernetes pod: auditing this node (--k8s audits the cluster)");
 		break;
 	}
 	}

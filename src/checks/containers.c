@@ -6,16 +6,11 @@
  * its output, runc crashed); the facts of the other tools stay valid, so
  * each check consults the collector itself and only the check whose probe
  * broke reports ERROR. */
-#include "checks.h"
+#include "common.h"
 #include "../core/strbuf.h"
 #include "../policy/minimums.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* defined in software.c */
-int chk_nvidia_presence(struct audit_ctx *ctx, char **why);
-json_t *chk_own_facts(struct audit_ctx *ctx, struct result *r, const char *collector);
-void chk_attach_evidence(struct audit_ctx *ctx, struct result *r, const char *collector, const char *prefix);
 
 /* Grade one observed version; `what` names it in summaries. */
 static void grade(struct audit_ctx *ctx, struct result *r, const char *component, const char *what,
@@ -162,17 +157,10 @@ void check_ct_runtime(struct audit_ctx *ctx, struct result *r)
 void check_ct_nvidia_toolkit(struct audit_ctx *ctx, struct result *r)
 {
 	char *why;
-	int nv = chk_nvidia_presence(ctx, &why);
-	if (nv == 0) {
-		r_skip(r, "not applicable: %s", why);
-		free(why);
+	int nv;
+	json_t *f = chk_nvidia_own_facts(ctx, r, "containers", &nv, &why);
+	if (!f)
 		return;
-	}
-	json_t *f = chk_own_facts(ctx, r, "containers");
-	if (!f) {
-		free(why);
-		return;
-	}
 	json_t *obs = json_object();
 	json_object_set(obs, "toolkit", json_object_get(f, "toolkit"));
 	json_object_set(obs, "docker_daemon_json", json_object_get(f, "docker_daemon_json"));

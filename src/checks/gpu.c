@@ -4,7 +4,7 @@
  * All facts come from the nvidia, cuda and pci collectors (one nvidia-smi
  * call); model data and ceilings come from data/gpu-models.json and
  * data/thresholds.json. */
-#include "checks.h"
+#include "common.h"
 #include "gpu_verdict.h"
 #include "../collect/gpu_models.h"
 #include "../core/strbuf.h"
@@ -69,16 +69,9 @@ static json_t *nv_gpus(struct audit_ctx *ctx, struct result *r, json_t **facts_o
 /* The nvidia-smi call behind a WARN or FAIL, so the finding carries its proof. */
 static void smi_evidence(struct audit_ctx *ctx, struct result *r)
 {
-	struct col_run *c = facts_run(ctx, "nvidia");
-	size_t i;
-	json_t *e;
-	if (!c || !r->status_set || (r->status != ST_WARN && r->status != ST_FAIL))
+	if (!r->status_set || (r->status != ST_WARN && r->status != ST_FAIL))
 		return;
-	json_array_foreach(c->evidence, i, e) {
-		const char *cmd = json_string_value(json_object_get(e, "command"));
-		if (cmd && str_starts(cmd, "nvidia-smi"))
-			r_evidence(r, json_deep_copy(e));
-	}
+	chk_attach_evidence(ctx, r, "nvidia", "nvidia-smi");
 }
 
 /* One line per finding, kept to a readable length in the summary. */
@@ -144,10 +137,7 @@ static json_t *nv_driver_facts(struct audit_ctx *ctx, struct result *r)
 	if (c->state == COL_OK)
 		return c->facts;
 	if (!json_is_true(json_object_get(c->facts, "driver_loaded"))) {
-		size_t i;
-		json_t *e;
-		json_array_foreach(c->evidence, i, e)
-			r_evidence(r, json_deep_copy(e));
+		chk_attach_evidence(ctx, r, "nvidia", NULL);
 		if (c->state == COL_DENIED)
 			r_skip(r, "needs privileges: %s", c->reason ? c->reason : "no reason recorded");
 		else

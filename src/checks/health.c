@@ -2,14 +2,15 @@
  * NHC, and the last seven days of Xid history with the action each event
  * deserved. A node that logged a fallen-off-the-bus Xid this week and is
  * still in service is the reliability failure the method looks for. */
-#include "checks.h"
+#include "common.h"
 #include "gpu_verdict.h"
 #include "../core/strbuf.h"
 #include "../xid/catalog.h"
 #include <stdlib.h>
 #include <string.h>
 
-/* 1: NVIDIA GPUs seen; 0: none (AMD or CPU-only); -1: unknown. */
+/* chk_nvidia_gpus(), and in *amd whether AMD GPUs were seen, so a SKIP can
+ * point an AMD host at its own monitoring. */
 static int nvidia_host(struct audit_ctx *ctx, int *amd)
 {
 	enum col_state st, ast;
@@ -17,21 +18,15 @@ static int nvidia_host(struct audit_ctx *ctx, int *amd)
 	long long nv = 0, a = 0;
 	int p = 0;
 	*amd = 0;
-	int pci_ok = st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0;
-	if (pci_ok && fact_int(pci, "amd_gpus", &a) == 0)
+	if (st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0 && fact_int(pci, "amd_gpus", &a) == 0)
 		*amd = a > 0;
 	json_t *am = facts_get(ctx, "amd", &ast);
 	if (ast == COL_OK && fact_bool(am, "present", &p) == 0 && p)
 		*amd = 1;
-	json_t *n = facts_get(ctx, "nvidia", &st);
-	if (st == COL_OK && fact_bool(n, "present", &p) == 0 && p)
-		return 1;
-	if (pci_ok)
-		return nv > 0;
-	/* the nvidia collector found no nvidia-smi, driver or device */
-	if (st == COL_ABSENT)
-		return 0;
-	return -1;
+	/* Run the nvidia collector even where PCI alone answers: the report
+	 * lists the collectors that ran, and these checks have always run it. */
+	facts_run(ctx, "nvidia");
+	return chk_nvidia_gpus(ctx);
 }
 
 static int skip_not_nvidia(struct audit_ctx *ctx, struct result *r, int *nv_out)
@@ -44,21 +39,6 @@ static int skip_not_nvidia(struct audit_ctx *ctx, struct result *r, int *nv_out)
 		return 1;
 	}
 	return 0;
-}
-
-/* Evidence entries of a collector whose command starts with `prefix`. */
-static void copy_cmd_evidence(struct audit_ctx *ctx, struct result *r, const char *collector, const char *prefix)
-{
-	struct col_run *c = facts_run(ctx, collector);
-	size_t i;
-	json_t *e;
-	if (!c)
-		return;
-	json_array_foreach(c->evidence, i, e) {
-		const char *cmd = json_string_value(json_object_get(e, "command"));
-		if (!prefix || (cmd && str_starts(cmd, prefix)))
-			r_evidence(r, json_deep_copy(e));
-	}
 }
 
 static void grade_tool(struct audit_ctx *ctx, struct result *r, const char *key, const char *component,
@@ -77,7 +57,7 @@ static void grade_tool(struct audit_ctx *ctx, struct result *r, const char *key,
 	if (!ver && err) {
 		/* the tool answered, but not with a version: the probe broke */
 		r_error(r, "%s version unreadable: `%s` %s", what, src ? src : "?", err);
-		copy_cmd_evidence(ctx, r, "health", src ? src : NULL);
+		chk_attach_evidence(ctx, r, "health", src);
 		return;
 	}
 	if (!ver) {
@@ -237,7 +217,7 @@ void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 			r_skip(r, "%s", why);
 		else
 			r_error(r, "probe failed (xid collector): %s", why);
-		copy_cmd_evidence(ctx, r, "xid", NULL);
+		chk_attach_evidence(ctx, r, "xid", NULL);
 		return;
 	}
 	json_t *a = fact_get(f, "assessment");

@@ -1,31 +1,11 @@
 /* RDMA fabric checks: ConnectX firmware against the table, port state,
  * HCA naming and the operstate of fabric/storage netdevs. */
-#include "checks.h"
+#include "common.h"
 #include "../core/strbuf.h"
 #include "../policy/minimums.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* 1: GPUs seen, 0: none, -1: cannot tell (no PCI or GPU facts). */
-static int gpu_node(struct audit_ctx *ctx)
-{
-	enum col_state st, ast;
-	json_t *pci = facts_get(ctx, "pci", &st);
-	long long nv = 0, amd = 0;
-	if (st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0 && fact_int(pci, "amd_gpus", &amd) == 0)
-		return nv + amd > 0;
-	json_t *n = facts_get(ctx, "nvidia", &st);
-	json_t *a = facts_get(ctx, "amd", &ast);
-	int p = 0;
-	if ((st == COL_OK && fact_bool(n, "present", &p) == 0 && p) ||
-	    (ast == COL_OK && fact_bool(a, "present", &p) == 0 && p))
-		return 1;
-	/* both GPU collectors found neither tools nor drivers nor devices */
-	if (st == COL_ABSENT && ast == COL_ABSENT)
-		return 0;
-	return -1;
-}
 
 static enum status worse(enum status a, enum status b)
 {
@@ -149,7 +129,7 @@ void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
 	json_t *hcas = fact_get(f, "hcas");
 	size_t i, k;
 	if (!json_array_size(hcas)) {
-		int g = gpu_node(ctx);
+		int g = chk_gpu_node(ctx);
 		if (g == 0) {
 			r_skip(r, "not applicable: no GPU and no RDMA device on this node");
 		} else {

@@ -4,7 +4,7 @@
  * from the pci, modules, numa, cpufreq and gdrcopy collectors (and, where
  * present, the os and nvidia collectors, which may be absent or broken:
  * every use below handles that). */
-#include "checks.h"
+#include "common.h"
 #include "../collect/pci_acs.h"
 #include "../core/strbuf.h"
 #include <stdlib.h>
@@ -52,22 +52,6 @@ static long long count_fact(const json_t *f, const char *key)
 {
 	long long v;
 	return f && fact_int(f, key, &v) == 0 ? v : -1;
-}
-
-/* NVIDIA GPUs seen by PCI or by the nvidia collector: 1 yes, 0 no, -1 unknown. */
-static int have_nvidia(struct audit_ctx *ctx)
-{
-	long long n = count_fact(pci_facts(ctx), "nvidia_gpus");
-	if (n > 0)
-		return 1;
-	enum col_state st;
-	json_t *nv = facts_get(ctx, "nvidia", &st);
-	int b;
-	if (nv && st == COL_OK && fact_bool(nv, "present", &b) == 0 && b)
-		return 1;
-	if (n == 0)
-		return 0;
-	return nv && st == COL_ABSENT ? 0 : -1;
 }
 
 static const json_t *device_by_bdf(const json_t *devs, const char *bdf)
@@ -417,7 +401,7 @@ void check_iommu_mode(struct audit_ctx *ctx, struct result *r)
 void check_hbm_numa(struct audit_ctx *ctx, struct result *r)
 {
 	r_reproduce(r, "grep -H . /sys/devices/system/node/node*/cpulist; grep MemTotal /sys/devices/system/node/node*/meminfo");
-	int nvidia = have_nvidia(ctx);
+	int nvidia = chk_nvidia_gpus(ctx);
 	long long amd = count_fact(pci_facts(ctx), "amd_gpus");
 	if (nvidia != 1 && amd <= 0) {
 		r_skip(r, "not applicable: no GPU seen on this host");
@@ -654,7 +638,7 @@ static long kernel_version(const char *rel)
 void check_gpudirect_rdma(struct audit_ctx *ctx, struct result *r)
 {
 	r_reproduce(r, "grep -E '^(nvidia|nvidia_peermem|nvidia_fs) ' /proc/modules; cat /proc/driver/nvidia/version");
-	int nvidia = have_nvidia(ctx);
+	int nvidia = chk_nvidia_gpus(ctx);
 	if (nvidia == 0) {
 		r_skip(r, "not applicable: no NVIDIA GPU");
 		return;
@@ -762,7 +746,7 @@ void check_gpudirect_rdma(struct audit_ctx *ctx, struct result *r)
 void check_gdrcopy(struct audit_ctx *ctx, struct result *r)
 {
 	r_reproduce(r, "grep ^gdrdrv /proc/modules; ls -l /dev/gdrdrv; ldconfig -p | grep libgdrapi");
-	int nvidia = have_nvidia(ctx);
+	int nvidia = chk_nvidia_gpus(ctx);
 	if (nvidia == 0) {
 		r_skip(r, "not applicable: no NVIDIA GPU (GDRCopy is NVIDIA-only)");
 		return;

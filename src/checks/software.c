@@ -5,7 +5,7 @@
  * The software collector is FAILED when one of its probes broke (perf hung,
  * mpirun crashed); its other facts stay valid, so these checks consult it
  * themselves and only the check whose probe broke reports ERROR. */
-#include "checks.h"
+#include "common.h"
 #include "../core/strbuf.h"
 #include "../policy/minimums.h"
 #include "../policy/version.h"
@@ -18,99 +18,15 @@
  * the public audit applies (NCCL >= 2.21.5). */
 #define NCCL_FLOOR_FALLBACK "2.21.5"
 
-/* ---- helpers shared with containers.c (prototypes repeated there) ---- */
-
-int chk_nvidia_presence(struct audit_ctx *ctx, char **why);
-json_t *chk_own_facts(struct audit_ctx *ctx, struct result *r, const char *collector);
-void chk_attach_evidence(struct audit_ctx *ctx, struct result *r, const char *collector, const char *prefix);
-
-/* 1: NVIDIA GPUs here, 0: none, -1: unknown. *why (malloc'd) says how we know. */
-int chk_nvidia_presence(struct audit_ctx *ctx, char **why)
-{
-	enum col_state st;
-	long long n;
-	int present;
-	/* The nvidia collector says present=true even when nvidia-smi then
-	 * hung (FAILED): the GPUs are there, only their details are unknown. */
-	json_t *nv = facts_get(ctx, "nvidia", &st);
-	if (nv && st == COL_ABSENT) {
-		struct col_run *c = facts_run(ctx, "nvidia");
-		*why = xstrdup(c && c->reason ? c->reason : "no NVIDIA GPU");
-		return 0;
-	}
-	if (nv && fact_bool(nv, "present", &present) == 0 && (present || st == COL_OK)) {
-		if (present && fact_int(nv, "count", &n) == 0)
-			*why = xasprintf("%lld NVIDIA GPU%s", n, n == 1 ? "" : "s");
-		else
-			*why = xstrdup(present ? "NVIDIA GPUs present" : "no NVIDIA GPU");
-		return present ? 1 : 0;
-	}
-	json_t *pci = facts_get(ctx, "pci", &st);
-	if (pci && st == COL_OK && fact_int(pci, "nvidia_gpus", &n) == 0) {
-		*why = n ? xasprintf("%lld NVIDIA GPU%s on the PCI bus", n, n == 1 ? "" : "s")
-			 : xstrdup("no NVIDIA GPU on the PCI bus");
-		return n > 0;
-	}
-	*why = xstrdup("whether this host has NVIDIA GPUs could not be determined");
-	return -1;
-}
-
-/* Facts of one of this area's collectors, or NULL after the row was filled
- * (SKIP when absent or denied). A FAILED collector still returns its facts. */
-json_t *chk_own_facts(struct audit_ctx *ctx, struct result *r, const char *collector)
-{
-	struct col_run *c = facts_run(ctx, collector);
-	if (!c) {
-		r_error(r, "internal: no '%s' collector", collector);
-		return NULL;
-	}
-	const char *why = c->reason ? c->reason : "no reason recorded";
-	if (c->state == COL_ABSENT) {
-		r_skip(r, "%s", why);
-		return NULL;
-	}
-	if (c->state == COL_DENIED) {
-		r_skip(r, "needs privileges: %s", why);
-		return NULL;
-	}
-	return c->facts;
-}
-
-/* Copy the collector's evidence rows whose command (or file path) starts with prefix. */
-void chk_attach_evidence(struct audit_ctx *ctx, struct result *r, const char *collector, const char *prefix)
-{
-	struct col_run *c = facts_run(ctx, collector);
-	size_t i;
-	json_t *e;
-	if (!c)
-		return;
-	json_array_foreach(c->evidence, i, e) {
-		const char *s = json_string_value(json_object_get(e, "command"));
-		if (!s)
-			s = json_string_value(json_object_get(e, "path"));
-		if (!s)
-			s = json_string_value(json_object_get(e, "text"));
-		if (s && str_starts(s, prefix))
-			r_evidence(r, json_deep_copy(e));
-	}
-}
-
 /* ---- software.nccl ---- */
 
 void check_sw_nccl(struct audit_ctx *ctx, struct result *r)
 {
 	char *why;
-	int nv = chk_nvidia_presence(ctx, &why);
-	if (nv == 0) {
-		r_skip(r, "not applicable: %s", why);
-		free(why);
+	int nv;
+	json_t *f = chk_nvidia_own_facts(ctx, r, "software", &nv, &why);
+	if (!f)
 		return;
-	}
-	json_t *f = chk_own_facts(ctx, r, "software");
-	if (!f) {
-		free(why);
-		return;
-	}
 	json_t *nccl = json_object_get(f, "nccl");
 	r_observed(r, json_deep_copy(json_object_get(nccl, "libraries")));
 	chk_attach_evidence(ctx, r, "software", "NCCL search");

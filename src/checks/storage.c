@@ -1,39 +1,9 @@
 /* Storage checks: free space on / and the shared file systems a GPU node
  * needs for weights, datasets and checkpoints. */
-#include "checks.h"
+#include "common.h"
 #include "../core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
-
-/* 1: GPUs seen, 0: none, -1: cannot tell (no PCI or GPU facts). */
-static int gpu_node(struct audit_ctx *ctx)
-{
-	enum col_state st, ast;
-	json_t *pci = facts_get(ctx, "pci", &st);
-	long long nv = 0, amd = 0;
-	if (st == COL_OK && fact_int(pci, "nvidia_gpus", &nv) == 0 && fact_int(pci, "amd_gpus", &amd) == 0)
-		return nv + amd > 0;
-	json_t *n = facts_get(ctx, "nvidia", &st);
-	json_t *a = facts_get(ctx, "amd", &ast);
-	int p = 0;
-	if ((st == COL_OK && fact_bool(n, "present", &p) == 0 && p) ||
-	    (ast == COL_OK && fact_bool(a, "present", &p) == 0 && p))
-		return 1;
-	/* both GPU collectors found neither tools nor drivers nor devices */
-	if (st == COL_ABSENT && ast == COL_ABSENT)
-		return 0;
-	return -1;
-}
-
-static void copy_evidence(struct audit_ctx *ctx, struct result *r, const char *collector)
-{
-	struct col_run *c = facts_run(ctx, collector);
-	size_t i;
-	json_t *e;
-	if (c)
-		json_array_foreach(c->evidence, i, e)
-			r_evidence(r, json_deep_copy(e));
-}
 
 void check_st_root_free(struct audit_ctx *ctx, struct result *r)
 {
@@ -50,7 +20,7 @@ void check_st_root_free(struct audit_ctx *ctx, struct result *r)
 		} else {
 			r_error(r, "df -P -k / %s (%s)", err && strcmp(err, "unparseable") == 0 ? "printed no usable row for /"
 				: "failed", detail ? detail : "no detail");
-			copy_evidence(ctx, r, "storage");
+			chk_attach_evidence(ctx, r, "storage", NULL);
 		}
 		return;
 	}
@@ -122,7 +92,7 @@ void check_st_shared_mounts(struct audit_ctx *ctx, struct result *r)
 		r_pass(r, "shared file systems mounted: %s%s%s", sb_str(&posix), obj.len ? "; object stores: " : "",
 		       sb_str(&obj));
 	} else {
-		int g = gpu_node(ctx);
+		int g = chk_gpu_node(ctx);
 		if (g == 0) {
 			if (obj.len)
 				r_skip(r, "no shared POSIX file system (object stores only: %s); not required on a "

@@ -11,18 +11,6 @@
 
 #define AMDSMI_TIMEOUT_MS 10000
 
-static void add_unique(json_t *arr, const char *s)
-{
-	size_t i;
-	json_t *v;
-	if (!s)
-		return;
-	json_array_foreach(arr, i, v)
-		if (strcmp(json_string_value(v), s) == 0)
-			return;
-	json_array_append_new(arr, json_string(s));
-}
-
 static json_t *gpu_row(long idx, const char *name, const char *dev, const char *gfx, const char *bdf,
 		       const char *drv)
 {
@@ -225,9 +213,9 @@ void collect_amd(struct audit_ctx *ctx, struct col_run *c)
 		const json_t *m = gpu_model_match(ctx->gpu_models, "amd", jstr(g, "market_name"), jstr(g, "device_id"));
 		const char *key = m ? json_string_value(json_object_get(m, "key")) : NULL;
 		json_object_set_new(g, "_model_key", key ? json_string(key) : json_null());
-		add_unique(models, jstr(g, "market_name"));
-		add_unique(keys, key);
-		add_unique(drivers, jstr(g, "driver_version"));
+		fact_add_unique(models, jstr(g, "market_name"));
+		fact_add_unique(keys, key);
+		fact_add_unique(drivers, jstr(g, "driver_version"));
 		if (!program && m)
 			program = json_string_value(json_object_get(m, "program"));
 	}

@@ -75,6 +75,39 @@ void col_evidence_note(struct col_run *c, const char *fmt, ...)
 	json_array_append_new(c->evidence, e);
 }
 
+char *col_cmd_first_line(const struct cmd_result *r)
+{
+	const char *s = (r->err && *r->err) ? r->err : (r->out ? r->out : "");
+	while (*s == '\n' || *s == ' ')
+		s++;
+	size_t n = strcspn(s, "\n");
+	return str_sanitize(s, n > 240 ? 240 : n);
+}
+
+char *col_cmd_broke_why(const struct cmd_result *r)
+{
+	switch (r->outcome) {
+	case RUN_SIGNALED:
+		return xasprintf("%s: killed by signal %d", r->cmdline, r->term_signal);
+	case RUN_TIMEOUT:
+		return xasprintf("%s: no answer within %d ms, killed", r->cmdline, r->timeout_ms);
+	case RUN_EXITED:
+		if (r->out_truncated || r->err_truncated)
+			return xasprintf("%s: printed more than the output cap (%zu bytes kept): garbage, not a version",
+					 r->cmdline, r->out_len);
+		if (r->exit_code > 128 && r->exit_code < 128 + 65)
+			return xasprintf("%s: exit %d, a crash (signal %d)", r->cmdline, r->exit_code,
+					 r->exit_code - 128);
+		return xasprintf("%s: exit %d but no version in its output", r->cmdline, r->exit_code);
+	default: {
+		char *d = cmd_describe(r);
+		char *s = xasprintf("%s: %s", r->cmdline, d);
+		free(d);
+		return s;
+	}
+	}
+}
+
 void fact_set_str(json_t *obj, const char *key, const char *val)
 {
 	if (!val) {
@@ -99,4 +132,16 @@ void fact_set_bool(json_t *obj, const char *key, int val)
 void fact_set_null(json_t *obj, const char *key)
 {
 	json_object_set_new(obj, key, json_null());
+}
+
+void fact_add_unique(json_t *arr, const char *s)
+{
+	size_t i;
+	json_t *v;
+	if (!s)
+		return;
+	json_array_foreach(arr, i, v)
+		if (strcmp(json_string_value(v), s) == 0)
+			return;
+	json_array_append_new(arr, json_string(s));
 }

@@ -49,10 +49,17 @@ char *col_read(struct col_run *c, const char *path);
 char *col_read_quiet(const char *path);
 void col_evidence_file(struct col_run *c, const char *path, const char *content);
 void col_evidence_note(struct col_run *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* First line of a command's stderr (or stdout when stderr is empty), for a
+ * one-line reason. */
+char *col_cmd_first_line(const struct cmd_result *r);
+/* Why a version probe broke, without timings (facts must be reproducible). */
+char *col_cmd_broke_why(const struct cmd_result *r);
 
 /* fact setters that accept NULL (stored as JSON null = unknown) */
 void fact_set_str(json_t *obj, const char *key, const char *val);
 void fact_set_int(json_t *obj, const char *key, long long val);
 void fact_set_bool(json_t *obj, const char *key, int val);
 void fact_set_null(json_t *obj, const char *key);
+/* Append s to an array of strings unless it is already there; NULL is skipped. */
+void fact_add_unique(json_t *arr, const char *s);
 #endif

@@ -19,40 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static char *first_line(const struct cmd_result *r)
-{
-	const char *s = (r->err && *r->err) ? r->err : (r->out ? r->out : "");
-	while (*s == '\n' || *s == ' ')
-		s++;
-	size_t n = strcspn(s, "\n");
-	return str_sanitize(s, n > 240 ? 240 : n);
-}
-
-/* Why a probe broke, without timings (facts must be reproducible). */
-static char *broke_why(const struct cmd_result *r)
-{
-	switch (r->outcome) {
-	case RUN_SIGNALED:
-		return xasprintf("%s: killed by signal %d", r->cmdline, r->term_signal);
-	case RUN_TIMEOUT:
-		return xasprintf("%s: no answer within %d ms, killed", r->cmdline, r->timeout_ms);
-	case RUN_EXITED:
-		if (r->out_truncated || r->err_truncated)
-			return xasprintf("%s: printed more than the output cap (%zu bytes kept): garbage, not a version",
-					 r->cmdline, r->out_len);
-		if (r->exit_code > 128 && r->exit_code < 128 + 65)
-			return xasprintf("%s: exit %d, a crash (signal %d)", r->cmdline, r->exit_code,
-					 r->exit_code - 128);
-		return xasprintf("%s: exit %d but no version in its output", r->cmdline, r->exit_code);
-	default: {
-		char *d = cmd_describe(r);
-		char *s = xasprintf("%s: %s", r->cmdline, d);
-		free(d);
-		return s;
-	}
-	}
-}
-
 static json_t *tool_obj(json_t *f, const char *key, const char *exe)
 {
 	json_t *o = json_object();
@@ -82,12 +48,12 @@ static void grade_probe(json_t *o, const struct cmd_result *r, const char *versi
 	}
 	char *e;
 	if (clean && r->exit_code != 0 && r->exit_code <= 128) {
-		char *why = first_line(r);
+		char *why = col_cmd_first_line(r);
 		e = xasprintf("%s", why);
 		free(why);
 		json_object_set_new(o, "probe", json_string("unreadable"));
 	} else {
-		e = broke_why(r);
+		e = col_cmd_broke_why(r);
 		json_object_set_new(o, "probe", json_string("failed"));
 		json_array_append_new(failed, json_string(e));
 	}

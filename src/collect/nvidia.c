@@ -171,19 +171,6 @@ static void collect_procfs(struct col_run *c, json_t *f)
 	free(s);
 }
 
-/* Add s to the array unless it is already there. */
-static void add_unique(json_t *arr, const char *s)
-{
-	size_t i;
-	json_t *v;
-	if (!s)
-		return;
-	json_array_foreach(arr, i, v)
-		if (strcmp(json_string_value(v), s) == 0)
-			return;
-	json_array_append_new(arr, json_string(s));
-}
-
 /* Per-GPU model key and the host-level summaries every check starts from. */
 static void summarise(struct audit_ctx *ctx, json_t *f, json_t *gpus)
 {
@@ -200,10 +187,10 @@ static void summarise(struct audit_ctx *ctx, json_t *f, json_t *gpus)
 		json_object_set_new(g, "_model_key", key ? json_string(key) : json_null());
 		if (name && !key)
 			unmatched = 1;
-		add_unique(models, name);
-		add_unique(keys, key);
-		add_unique(drivers, json_string_value(json_object_get(g, "driver_version")));
-		add_unique(vbios, json_string_value(json_object_get(g, "vbios_version")));
+		fact_add_unique(models, name);
+		fact_add_unique(keys, key);
+		fact_add_unique(drivers, json_string_value(json_object_get(g, "driver_version")));
+		fact_add_unique(vbios, json_string_value(json_object_get(g, "vbios_version")));
 	}
 	fact_set_int(f, "count", (long long)json_array_size(gpus));
 	json_object_set_new(f, "models", models);
@@ -224,8 +211,10 @@ static int text_has(const struct cmd_result *r, const char *needle)
 	return (r->out && strstr(r->out, needle)) || (r->err && strstr(r->err, needle));
 }
 
-/* First non-empty line of what the tool said, for a one-line reason. */
-static char *first_line(const struct cmd_result *r)
+/* First non-empty line of what nvidia-smi said, for a one-line reason.
+ * Unlike col_cmd_first_line() stdout comes first: nvidia-smi prints its
+ * errors ("No devices were found") there, not on stderr. */
+static char *smi_first_line(const struct cmd_result *r)
 {
 	const char *src = (r->out && *str_trim(r->out)) ? r->out : r->err;
 	if (!src)
@@ -269,7 +258,7 @@ static int run_smi(struct audit_ctx *ctx, struct col_run *c, json_t *f, int *fou
 			cmd_result_free(&r);
 			return 1;
 		}
-		char *line = first_line(&r);
+		char *line = smi_first_line(&r);
 		if (attempt == 0 && text_has(&r, "is not a valid field to query")) {
 			/* An older driver: ask again without the newer fields. */
 			col_evidence_note(c, "retrying with the legacy field list: %s", line);

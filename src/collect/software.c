@@ -30,41 +30,6 @@ static void set_tool_paths(json_t *f)
 	json_object_set_new(f, "tools", t);
 }
 
-/* First line of a command's stderr (or stdout), for a one-line reason. */
-static char *first_line(const struct cmd_result *r)
-{
-	const char *s = (r->err && *r->err) ? r->err : (r->out ? r->out : "");
-	while (*s == '\n' || *s == ' ')
-		s++;
-	size_t n = strcspn(s, "\n");
-	return str_sanitize(s, n > 240 ? 240 : n);
-}
-
-/* Why a probe broke, without timings (facts must be reproducible). */
-static char *broke_why(const struct cmd_result *r)
-{
-	switch (r->outcome) {
-	case RUN_SIGNALED:
-		return xasprintf("%s: killed by signal %d", r->cmdline, r->term_signal);
-	case RUN_TIMEOUT:
-		return xasprintf("%s: no answer within %d ms, killed", r->cmdline, r->timeout_ms);
-	case RUN_EXITED:
-		if (r->out_truncated || r->err_truncated)
-			return xasprintf("%s: printed more than the output cap (%zu bytes kept): garbage, not a version",
-					 r->cmdline, r->out_len);
-		if (r->exit_code > 128 && r->exit_code < 128 + 65)
-			return xasprintf("%s: exit %d, a crash (signal %d)", r->cmdline, r->exit_code,
-					 r->exit_code - 128);
-		return xasprintf("%s: exit %d but no version in its output", r->cmdline, r->exit_code);
-	default: {
-		char *d = cmd_describe(r);
-		char *s = xasprintf("%s: %s", r->cmdline, d);
-		free(d);
-		return s;
-	}
-	}
-}
-
 /* probe: "ok" (version read), "unrunnable" (ran and said why it cannot
  * work, e.g. Ubuntu's perf wrapper without linux-tools for this kernel),
  * "failed" (hung, crashed, flooded or unparseable: the probe broke). */
@@ -95,7 +60,7 @@ static void probe_version(struct col_run *c, json_t *o, const char *const argv[]
 		else if (r.out && strstr(r.out, "HYDRA"))
 			fact_set_str(o, "flavor", "MPICH");
 	} else if (clean && r.exit_code != 0 && r.exit_code <= 128) {
-		char *why = first_line(&r);
+		char *why = col_cmd_first_line(&r);
 		char *e = xasprintf("%s: exit %d: %s", r.cmdline, r.exit_code, why);
 		json_object_set_new(o, "probe", json_string("unrunnable"));
 		fact_set_null(o, "version");
@@ -103,7 +68,7 @@ static void probe_version(struct col_run *c, json_t *o, const char *const argv[]
 		free(e);
 		free(why);
 	} else {
-		char *e = broke_why(&r);
+		char *e = col_cmd_broke_why(&r);
 		json_object_set_new(o, "probe", json_string("failed"));
 		fact_set_null(o, "version");
 		fact_set_str(o, "error", e);

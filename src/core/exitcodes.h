@@ -4,6 +4,7 @@
 
 enum cmax_exit {
 	EXIT_OK = 0,            /* ran; results written (FAIL rows included, except for security) */
+	EXIT_UNHEALTHY = 1,     /* `health`: a new event needs reset_gpu or more (node drained, or would be) */
 	EXIT_FINDINGS = 2,      /* `audit security` (or --fail-on) saw a FAIL row */
 	EXIT_USAGE = 64,        /* bad flag, bad argument, missing explicit target without a TTY */
 	EXIT_DATAERR = 65,      /* an input file (minimum table, catalog, run dir) is broken */

@@ -15,6 +15,8 @@ struct fanout_opts {
 	long per_node_timeout_s;   /* each node's own budget */
 	const char *profile;       /* NULL = full */
 	int active;
+	const char *kubeconfig;    /* --kubeconfig / --context (Kubernetes), NULL = kubectl's default */
+	const char *context;
 };
 
 struct node_doc {

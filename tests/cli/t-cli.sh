@@ -24,8 +24,9 @@ expect_rc 64 "unknown profile" "$CMAX" audit nonsense --yes
 expect_rc 64 "bad --timeout" "$CMAX" audit --timeout abc --yes
 expect_rc 64 "two targets" "$CMAX" audit --vm --container --yes
 expect_rc 64 "-o without --dry-run" "$CMAX" audit -o yaml
-expect_rc 64 "--slurm not supported yet" "$CMAX" audit --slurm --yes
-check "--slurm says why" grep -q 'not supported yet' "$TMP/err"
+env -u SLURM_JOB_ID "$CMAX" audit --slurm --yes >"$TMP/out" 2>"$TMP/err" </dev/null
+check "--slurm outside an allocation without --nodes is a usage error (exit $?)" test $? = 64
+check "--slurm says why" grep -q 'needs an allocation' "$TMP/err"
 expect_rc 64 "no TTY, no target, no --yes" "$CMAX" audit
 check "no TTY: asks for an explicit target" grep -q -- '--yes' "$TMP/err"
 expect_rc 66 "missing --sysroot" "$CMAX" audit --sysroot /nonexistent-cmax --yes

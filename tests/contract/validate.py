@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Validate a cmax audit results document against the published JSON Schema
 (docs/schema/audit-results.schema.json) plus the rules a schema cannot say:
-counts add up, ids are unique and SKIP/ERROR rows carry a reason."""
+counts add up, (id, host) pairs are unique and SKIP/ERROR rows carry a reason."""
 import json, os, sys
 import jsonschema
 
@@ -19,12 +19,13 @@ def check(path):
         errors.append(f"{'/'.join(map(str, e.path))}: {e.message}")
     if not errors:
         counts = {k: 0 for k in ("PASS", "WARN", "FAIL", "SKIP", "ERROR")}
-        ids = set()
+        rows = set()
         for r in doc["results"]:
             counts[r["status"]] += 1
-            if r["id"] in ids and r["host"] in ids:
-                errors.append(f"duplicate row {r['id']}")
-            ids.add(r["id"])
+            # one row per check and host: a fleet report repeats ids per node
+            if (r["id"], r["host"]) in rows:
+                errors.append(f"duplicate row {r['id']} on host {r['host']}")
+            rows.add((r["id"], r["host"]))
             if r["status"] in ("SKIP", "ERROR") and len(r["summary"].strip()) < 5:
                 errors.append(f"{r['id']}: {r['status']} without a reason")
         for k, n in counts.items():

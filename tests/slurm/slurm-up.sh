@@ -18,6 +18,9 @@
 #   NODE_FEATURES   Features= for every node ("" = none)
 #   RACKS           when set, node i gets Features=rack<(i-1)/RACKS> for topology tests
 #   EXTRA_CONF      extra lines appended to slurm.conf
+#   NODE_HOSTNAME   NodeHostname of every node (default: this host's short name;
+#                   slurmd -N does not check it, so another name makes the nodes
+#                   look like separate hosts to readers of the configuration)
 #   SLURMD_TIMEOUT  SlurmdTimeout (default 30)
 #   WAIT_S          seconds to wait for every node idle (default 60)
 set -euo pipefail
@@ -126,7 +129,7 @@ for i in $(seq 1 "$NNODES"); do
 	feats=${NODE_FEATURES:-}
 	[ -n "${RACKS:-}" ] && feats=${feats:+$feats,}rack$(((i - 1) / RACKS))
 	[ -n "$feats" ] && F="Features=$feats"
-	echo "NodeName=$n NodeHostname=$HOST NodeAddr=127.0.0.1 Port=$((CTLD_PORT + i)) CPUs=$NCPU RealMemory=$REAL_MEMORY $G $F State=UNKNOWN" >>"$CONF"
+	echo "NodeName=$n NodeHostname=${NODE_HOSTNAME:-$HOST} NodeAddr=127.0.0.1 Port=$((CTLD_PORT + i)) CPUs=$NCPU RealMemory=$REAL_MEMORY $G $F State=UNKNOWN" >>"$CONF"
 	NODES="$NODES $n"
 	mkdir -p "$BASE/spool/$n"
 done

@@ -1,0 +1,686 @@
+/* `cmax bench metadata`: small-file rates, an import-like probe that
+ * predicts `import torch` time, and the correctness checks the method's
+ * testers tripped over (concurrent mkdir -p, unenforced locks, names with
+ * ':', slow 4 KiB allocating writes). Native C, no fio. */
+#include "bench.h"
+#include "meta.h"
+#include "../core/exitcodes.h"
+#include "../core/strbuf.h"
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct mopts {
+	struct bench_opts b;
+	int workers;
+	int files;          /* per worker for the rate phases */
+	int file_size;
+	int import_files;
+	long alloc_mib;
+	int lock_iterations;
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: cmax bench metadata --path DIR [--workers N] [--files N] [options]\n\n"
+	      "Small-file create/stat/open-read-close/unlink rates with N worker processes in one\n"
+	      "directory, an import-like probe over 10 000 small files predicting `import torch`\n"
+	      "time, concurrent mkdir -p, exclusive flock()/fcntl() locks from two processes,\n"
+	      "file names with ':' and other legal characters, 4 KiB allocating writes.\n\n"
+	      "  --workers N            worker processes (default 4)\n"
+	      "  --files N              files per worker for the rates (default 2000 quick, 20000 full)\n"
+	      "  --file-size BYTES      bytes written into each file at create (default 4096; 0 = empty,\n"
+	      "                         like fio's filecreate engine)\n"
+	      "  --import-files N       files in the import-like tree (default 10000)\n"
+	      "  --alloc-mib N          MiB for the 4 KiB allocating write (default 64 quick, 1024 full)\n"
+	      "  --lock-iterations N    lock attempts per process (default 100)\n\n", out);
+	bench_common_usage(out);
+}
+
+static int parse(int argc, char **argv, struct mopts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->workers = 4;
+	o->files = -1;
+	o->file_size = 4096;
+	o->import_files = 10000;
+	o->alloc_mib = -1;
+	o->lock_iterations = 100;
+	for (int i = 1; i < argc; i++) {
+		int r = bench_common_opt(&o->b, argc, argv, &i, "metadata");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		long n = v ? strtol(v, &end, 10) : -1;
+		int okv = v && *v && end && !*end;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		} else if (!strcmp(a, "--workers") && okv && n >= 1 && n <= 1024) {
+			o->workers = (int)n;
+		} else if (!strcmp(a, "--files") && okv && n >= 1 && n <= 10000000) {
+			o->files = (int)n;
+		} else if (!strcmp(a, "--file-size") && okv && n >= 0 && n <= 1 << 20) {
+			o->file_size = (int)n;
+		} else if (!strcmp(a, "--import-files") && okv && n >= 100 && n <= 1000000) {
+			o->import_files = (int)n;
+		} else if (!strcmp(a, "--alloc-mib") && okv && n >= 1 && n <= 1 << 20) {
+			o->alloc_mib = n;
+		} else if (!strcmp(a, "--lock-iterations") && okv && n >= 1 && n <= 100000) {
+			o->lock_iterations = (int)n;
+		} else {
+			fprintf(stderr, "cmax bench metadata: unknown option or bad value '%s%s%s' (see --help)\n", a,
+				v ? " " : "", v ? v : "");
+			return EXIT_USAGE;
+		}
+		i++;
+	}
+	if (o->files < 0)
+		o->files = o->b.full ? 20000 : 2000;
+	if (o->alloc_mib < 0)
+		o->alloc_mib = o->b.full ? 1024 : 64;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- rates ------------------------------------------------------------ */
+
+enum phase { PH_CREATE, PH_STAT, PH_ORC, PH_UNLINK };
+static const char *const phase_key[] = { "create", "stat", "open-read-close", "unlink" };
+static const char *const phase_th[] = { "create_per_s", "stat_per_s", "open_read_close_per_s", "unlink_per_s" };
+
+struct rate_arg {
+	const char *dir;
+	int files, file_size;
+	enum phase ph;
+};
+
+static void rate_worker(int w, int n, void *arg, struct work_out *o)
+{
+	(void)n;
+	struct rate_arg *a = arg;
+	char path[4096], buf[65536];
+	memset(buf, 'x', sizeof buf);
+	for (int i = 0; i < a->files; i++) {
+		snprintf(path, sizeof path, "%s/f%d.%d", a->dir, w, i);
+		int rc = 0, fd;
+		struct stat st;
+		switch (a->ph) {
+		case PH_CREATE:
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+			if (fd < 0) {
+				rc = -1;
+				break;
+			}
+			if (a->file_size > 0 && write(fd, buf, (size_t)a->file_size) != a->file_size)
+				rc = -1;
+			if (close(fd) != 0)
+				rc = -1;
+			break;
+		case PH_STAT:
+			rc = stat(path, &st);
+			break;
+		case PH_ORC:
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				rc = -1;
+				break;
+			}
+			while (read(fd, buf, sizeof buf) > 0)
+				;
+			close(fd);
+			break;
+		case PH_UNLINK:
+			rc = unlink(path);
+			break;
+		}
+		if (rc != 0) {
+			o->errors++;
+			if (!o->first_errno) {
+				o->first_errno = errno;
+				work_note_path(o, path);
+			}
+		} else {
+			o->ops++;
+		}
+	}
+}
+
+static void run_rates(struct bench_run *b, const struct mopts *o)
+{
+	char *dir = xasprintf("%s/rates", b->workdir);
+	if (mkdir(dir, 0755) != 0) {
+		struct result *r = bench_row(b, "bench.metadata-create", "small-file create rate");
+		r_error(r, "cannot create %s: %s", dir, strerror(errno));
+		free(dir);
+		return;
+	}
+	for (int ph = PH_CREATE; ph <= PH_UNLINK && !bench_interrupted(); ph++) {
+		char *id = xasprintf("bench.metadata-%s", phase_key[ph]);
+		char *title = xasprintf("small-file %s rate, %d workers in one directory", phase_key[ph], o->workers);
+		struct result *r = bench_row(b, id, title);
+		free(id);
+		free(title);
+		struct rate_arg a = { dir, o->files, o->file_size, (enum phase)ph };
+		struct work_out t;
+		double wall;
+		int rc = meta_run_workers(o->workers, rate_worker, &a, &t, &wall);
+		double rate = wall > 0 ? t.ops / wall : NAN;
+		json_t *ob = json_object();
+		json_object_set_new(ob, "workers", json_integer(o->workers));
+		json_object_set_new(ob, "files", json_integer((json_int_t)o->workers * o->files));
+		json_object_set_new(ob, "file_size", json_integer(o->file_size));
+		json_object_set_new(ob, "ops", json_integer(t.ops));
+		json_object_set_new(ob, "errors", json_integer(t.errors));
+		json_object_set_new(ob, "wall_s", json_real(round(wall * 1e4) / 1e4));
+		json_object_set_new(ob, "per_s", isnan(rate) ? json_null() : json_real(round(rate)));
+		r_observed(r, ob);
+		r_expected(r, json_deep_copy(bench_th(b, phase_th[ph])));
+		r_reproduce(r, b->command);
+		if (rc != 0) {
+			r_error(r, bench_interrupted() ? "interrupted" : "a worker died without reporting");
+		} else if (t.errors) {
+			r_fail(r, "%ld of %ld %s calls failed (first: %s on %s)", t.errors, t.errors + t.ops, phase_key[ph],
+			       strerror(t.first_errno), t.first_path);
+		} else {
+			const char *w;
+			enum status st = bench_grade(bench_th(b, phase_th[ph]), rate, &w);
+			if (st == ST_SKIP)
+				st = ST_PASS;
+			r_status(r, st, "%.0f %s/s (%ld files, %d workers, %.2f s)%s%s", rate, phase_key[ph], t.ops, o->workers,
+				 wall, st == ST_PASS ? "" : "; ", st == ST_PASS ? "" : w);
+		}
+	}
+	rmdir(dir);
+	free(dir);
+}
+
+/* ---- import-like probe -------------------------------------------------- */
+
+static int gen_tree(const char *root, int files, long *bytes)
+{
+	char path[4096];
+	static char buf[16384];
+	memset(buf, '#', sizeof buf);
+	unsigned seed = 12345;
+	int per = 100;
+	*bytes = 0;
+	if (mkdir(root, 0755) != 0)
+		return -1;
+	for (int i = 0; i < files && !bench_interrupted(); i++) {
+		if (i % per == 0) {
+			snprintf(path, sizeof path, "%s/pkg%04d", root, i / per);
+			if (mkdir(path, 0755) != 0)
+				return -1;
+		}
+		snprintf(path, sizeof path, "%s/pkg%04d/mod%03d.py", root, i / per, i % per);
+		seed = seed * 1103515245u + 12345u;
+		size_t sz = 256 + (seed >> 8) % (sizeof buf - 256); /* 256 B .. 16 KiB, like .py/.pyc */
+		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return -1;
+		ssize_t w = write(fd, buf, sz);
+		close(fd);
+		if (w != (ssize_t)sz)
+			return -1;
+		*bytes += (long)sz;
+	}
+	return bench_interrupted() ? -1 : 0;
+}
+
+/* Flush, then drop the data pages we can: a first import on a node reads
+ * from the servers, not from the page cache the generator just filled. */
+static void drop_tree_cache(const char *root)
+{
+	int dfd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		syncfs(dfd);
+		close(dfd);
+	}
+	DIR *d = opendir(root);
+	struct dirent *e;
+	char path[4096];
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+		DIR *s = opendir(path);
+		struct dirent *f;
+		while (s && (f = readdir(s))) {
+			if (f->d_name[0] == '.')
+				continue;
+			char p2[4096 + 256];
+			snprintf(p2, sizeof p2, "%s/%s", path, f->d_name);
+			int fd = open(p2, O_RDONLY | O_CLOEXEC);
+			if (fd >= 0) {
+				posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED);
+				close(fd);
+			}
+		}
+		if (s)
+			closedir(s);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* What a Python import does per module: list the directory, stat the
+ * candidate, open, read it whole, close. Single-threaded, like import. */
+static long walk_tree(const char *root, long *errors, double *stat_s, double *read_s)
+{
+	long n = 0;
+	char path[4096], buf[65536];
+	*stat_s = *read_s = 0;
+	DIR *d = opendir(root);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof path, "%s/%s", root, e->d_name);
+		double t0 = now_s();
+		DIR *s = opendir(path);
+		struct dirent *f;
+		*stat_s += now_s() - t0;
+		while (s) {
+			t0 = now_s();
+			f = readdir(s);
+			if (!f) {
+				*stat_s += now_s() - t0;
+				break;
+			}
+			if (f->d_name[0] == '.')
+				continue;
+			char p2[4096 + 256];
+			snprintf(p2, sizeof p2, "%s/%s", path, f->d_name);
+			struct stat st;
+			if (stat(p2, &st) != 0)
+				(*errors)++;
+			double t1 = now_s();
+			*stat_s += t1 - t0;
+			int fd = open(p2, O_RDONLY | O_CLOEXEC);
+			if (fd < 0) {
+				(*errors)++;
+				continue;
+			}
+			while (read(fd, buf, sizeof buf) > 0)
+				;
+			close(fd);
+			*read_s += now_s() - t1;
+			n++;
+		}
+		if (s)
+			closedir(s);
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static void run_import(struct bench_run *b, const struct mopts *o)
+{
+	struct result *r = bench_row(b, "bench.metadata-import-probe",
+				     "import-like probe (walk, stat, open, read small files) and predicted import torch time");
+	char *root = xasprintf("%s/import", b->workdir);
+	long bytes = 0;
+	double g0 = now_s();
+	if (gen_tree(root, o->import_files, &bytes) != 0) {
+		r_error(r, "could not generate the %d-file tree under %s: %s", o->import_files, root, strerror(errno));
+		free(root);
+		return;
+	}
+	double gen_s = now_s() - g0;
+	drop_tree_cache(root);
+	long errors = 0;
+	double stat_s, read_s, t0 = now_s();
+	long n = walk_tree(root, &errors, &stat_s, &read_s);
+	double walk_s = now_s() - t0;
+	const json_t *th = bench_th(b, "import");
+	double files = json_number_value(json_object_get(th, "torch_files"));
+	double cpu = json_number_value(json_object_get(th, "torch_cpu_s"));
+	double per_file = n > 0 ? walk_s / n : NAN;
+	double predicted = cpu + files * per_file;
+	json_t *ob = json_object();
+	json_object_set_new(ob, "files", json_integer(n));
+	json_object_set_new(ob, "bytes", json_integer(bytes));
+	json_object_set_new(ob, "generate_s", json_real(round(gen_s * 1000) / 1000));
+	json_object_set_new(ob, "walk_s", json_real(round(walk_s * 1e4) / 1e4));
+	json_object_set_new(ob, "list_stat_s", json_real(round(stat_s * 1e4) / 1e4));
+	json_object_set_new(ob, "open_read_close_s", json_real(round(read_s * 1e4) / 1e4));
+	json_object_set_new(ob, "per_file_us", isnan(per_file) ? json_null() : json_real(round(per_file * 1e7) / 10));
+	json_object_set_new(ob, "errors", json_integer(errors));
+	json_object_set_new(ob, "predicted_import_torch_s", isnan(predicted) ? json_null() : json_real(round(predicted * 100) / 100));
+	json_object_set_new(ob, "model", json_string("torch_cpu_s + torch_files x per_file (data/bench-thresholds.json)"));
+	r_observed(r, ob);
+	r_expected(r, json_deep_copy(th));
+	r_reproduce(r, b->command);
+	r_evidence_note(r, "data pages dropped with posix_fadvise(DONTNEED) after syncfs; directory and inode caches stay warm");
+	if (bench_interrupted()) {
+		r_skip(r, "interrupted");
+	} else if (errors || n != o->import_files) {
+		r_fail(r, "%ld errors, %ld of %d files read back", errors, n, o->import_files);
+	} else {
+		const char *w;
+		enum status st = bench_grade(json_object_get(th, "predicted_s"), predicted, &w);
+		if (st == ST_SKIP)
+			st = ST_PASS;
+		r_status(r, st, "%ld files in %.2f s (%.0f us per file): import torch predicted %.1f s%s%s", n, walk_s,
+			 per_file * 1e6, predicted, st == ST_PASS ? "" : "; ", st == ST_PASS ? "" : w);
+	}
+	free(root);
+}
+
+/* ---- correctness ------------------------------------------------------ */
+
+struct mkdir_arg {
+	const char *root;
+};
+
+static void mkdir_worker(int w, int n, void *arg, struct work_out *o)
+{
+	(void)w;
+	(void)n;
+	struct mkdir_arg *a = arg;
+	char path[4096];
+	for (int i = 0; i < 4; i++)
+		for (int j = 0; j < 4; j++)
+			for (int k = 0; k < 4; k++) {
+				snprintf(path, sizeof path, "%s/a%d/b%d/c%d/d", a->root, i, j, k);
+				meta_mkdir_p(path, &meta_real_fsops, o);
+			}
+}
+
+static void run_mkdir(struct bench_run *b, const struct mopts *o)
+{
+	struct result *r = bench_row(b, "bench.metadata-mkdir-race", "concurrent mkdir -p of the same tree");
+	int workers = o->workers < 2 ? 2 : o->workers, rounds = 4;
+	struct work_out tot;
+	memset(&tot, 0, sizeof tot);
+	int rc = 0;
+	for (int i = 0; i < rounds && !bench_interrupted() && rc == 0; i++) {
+		char *root = xasprintf("%s/mkdir/r%d", b->workdir, i);
+		struct mkdir_arg a = { root };
+		struct work_out t;
+		double wall;
+		rc = meta_run_workers(workers, mkdir_worker, &a, &t, &wall);
+		tot.ops += t.ops;
+		tot.errors += t.errors;
+		tot.extra[0] += t.extra[0];
+		tot.extra[1] += t.extra[1];
+		if (!tot.first_errno && t.first_errno) {
+			tot.first_errno = t.first_errno;
+			memcpy(tot.first_path, t.first_path, sizeof t.first_path);
+		}
+		free(root);
+	}
+	json_t *ob = json_object();
+	json_object_set_new(ob, "workers", json_integer(workers));
+	json_object_set_new(ob, "rounds", json_integer(rounds));
+	json_object_set_new(ob, "mkdir_calls", json_integer(tot.ops));
+	json_object_set_new(ob, "created", json_integer(tot.extra[0]));
+	json_object_set_new(ob, "benign_eexist", json_integer(tot.extra[1]));
+	json_object_set_new(ob, "spurious_errors", json_integer(tot.errors));
+	r_observed(r, ob);
+	r_expectedf(r, "0 spurious errors (EEXIST on a path that then is not a directory, or any other error)");
+	r_reproduce(r, b->command);
+	if (rc != 0)
+		r_error(r, bench_interrupted() ? "interrupted" : "a worker died without reporting");
+	else if (tot.errors)
+		r_fail(r, "%ld spurious mkdir -p errors from %d concurrent workers (first: %s on %s)", tot.errors, workers,
+		       strerror(tot.first_errno), tot.first_path);
+	else
+		r_pass(r, "%d workers x %d rounds: %ld mkdir calls, %ld created, %ld EEXIST all benign", workers, rounds,
+		       tot.ops, tot.extra[0], tot.extra[1]);
+}
+
+static void run_lock(struct bench_run *b, const struct mopts *o, const struct lock_ops *ops)
+{
+	char *id = xasprintf("bench.metadata-%s-lock", ops->name);
+	char *title = xasprintf("exclusive %s() lock holds between two processes", ops->name);
+	struct result *r = bench_row(b, id, title);
+	free(id);
+	free(title);
+	char *dir = xasprintf("%s/locks", b->workdir);
+	mkdir(dir, 0755);
+	struct lock_report rep;
+	int rc = meta_lock_check(dir, ops, 2, o->lock_iterations, 500, &rep);
+	json_t *ob = json_object();
+	json_object_set_new(ob, "processes", json_integer(rep.processes));
+	json_object_set_new(ob, "iterations", json_integer(rep.iterations));
+	json_object_set_new(ob, "overlaps", json_integer(rep.overlaps));
+	json_object_set_new(ob, "lost_updates", json_integer(rep.lost_updates));
+	json_object_set_new(ob, "violations", json_integer(lock_violations(&rep)));
+	json_object_set_new(ob, "errors", json_integer(rep.errors));
+	json_object_set_new(ob, "scope", json_string("two processes on this host"));
+	r_observed(r, ob);
+	r_expectedf(r, "0 violations of %d exclusive locks", rep.iterations * rep.processes);
+	r_reproduce(r, b->command);
+	if (rc != 0 && !bench_interrupted() && rep.first_errno && !rep.errors)
+		r_error(r, "could not set up the lock test in %s: %s", dir, strerror(rep.first_errno));
+	else if (bench_interrupted())
+		r_skip(r, "interrupted");
+	else
+		meta_grade_lock(r, ops->name, &rep);
+	free(dir);
+}
+
+static const char *const odd_names[] = {
+	"a:b", "ckpt-epoch=1:step=200.pt", "2026-11-30T05:40:36Z.log", "name with spaces", "semi;colon",
+	"comma,list", "brackets[1]", "braces{x}", "paren(1)", "percent%20", "plus+minus-", "at@host",
+	"hash#1", "tilde~", "quote'single", "quote\"double", "back\\slash", "star*", "question?", "pipe|",
+	"less<greater>", "dollar$HOME", "amp&", "bang!", "caret^", "equals=", "unicode-\xc3\xbc-\xe6\x97\xa5\xe6\x9c\xac",
+	".hidden", "..dots", "trailing.", "-leading-dash",
+	NULL, /* a 255-byte name, built below */
+};
+
+static void run_names(struct bench_run *b)
+{
+	struct result *r = bench_row(b, "bench.metadata-names", "file names with ':' and other legal characters");
+	char *dir = xasprintf("%s/names", b->workdir);
+	size_t n = sizeof odd_names / sizeof *odd_names;
+	json_t *bad = json_array();
+	if (mkdir(dir, 0755) != 0) {
+		r_error(r, "cannot create %s: %s", dir, strerror(errno));
+		json_decref(bad);
+		free(dir);
+		return;
+	}
+	char longname[256];
+	memset(longname, 'L', 255);
+	longname[255] = 0;
+	for (size_t i = 0; i < n; i++) {
+		char p[8192], q[8192];
+		const char *step = NULL, *name = odd_names[i] ? odd_names[i] : longname;
+		snprintf(p, sizeof p, "%s/%s", dir, name);
+		snprintf(q, sizeof q, "%s/r%s", dir, name);
+		if (strlen(name) >= 255)
+			snprintf(q, sizeof q, "%s/renamed-long", dir);
+		int fd = open(p, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		struct stat st;
+		int e = 0;
+		if (fd < 0)
+			step = "create", e = errno;
+		else {
+			if (write(fd, "x", 1) != 1)
+				step = "write", e = errno;
+			close(fd);
+		}
+		if (!step && stat(p, &st) != 0)
+			step = "stat", e = errno;
+		if (!step) {
+			int found = 0;
+			DIR *d = opendir(dir);
+			struct dirent *de;
+			while (d && (de = readdir(d)))
+				if (strcmp(de->d_name, name) == 0)
+					found = 1;
+			if (d)
+				closedir(d);
+			if (!found)
+				step = "readdir (name came back different)";
+		}
+		if (!step && rename(p, q) != 0)
+			step = "rename", e = errno;
+		if (!step && unlink(q) != 0)
+			step = "unlink", e = errno;
+		if (step) {
+			unlink(p);
+			unlink(q);
+			char *s = xasprintf("%s: %s%s%s", name, step, e ? " " : "", e ? strerror(e) : "");
+			json_array_append_new(bad, json_string(s));
+			free(s);
+		}
+	}
+	rmdir(dir);
+	json_t *ob = json_object();
+	json_object_set_new(ob, "names_tried", json_integer((json_int_t)n));
+	json_object_set_new(ob, "failed", bad);
+	r_observed(r, ob);
+	r_expectedf(r, "every name that POSIX allows (any byte but '/' and NUL, up to 255 bytes) works");
+	r_reproduce(r, b->command);
+	if (json_array_size(bad))
+		r_fail(r, "%zu of %zu legal names failed, first: %s", json_array_size(bad), n,
+		       json_string_value(json_array_get(bad, 0)));
+	else
+		r_pass(r, "all %zu names created, listed, renamed and removed (':' included)", n);
+	free(dir);
+}
+
+static void run_alloc(struct bench_run *b, const struct mopts *o)
+{
+	struct result *r = bench_row(b, "bench.metadata-alloc-write-4k", "4 KiB allocating sequential writes");
+	char *path = xasprintf("%s/alloc-4k.dat", b->workdir);
+	static char buf[4096];
+	memset(buf, 'a', sizeof buf);
+	long writes = o->alloc_mib * 256, done = 0;
+	double t0 = now_s();
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	int e = fd < 0 ? errno : 0;
+	for (; fd >= 0 && done < writes && !bench_interrupted(); done++)
+		if (write(fd, buf, sizeof buf) != (ssize_t)sizeof buf) {
+			e = errno;
+			break;
+		}
+	if (fd >= 0 && !e && fsync(fd) != 0)
+		e = errno;
+	double s = now_s() - t0;
+	if (fd >= 0)
+		close(fd);
+	unlink(path);
+	free(path);
+	double mbs = s > 0 ? done * 4096.0 / s / 1e6 : NAN;
+	json_t *ob = json_object();
+	json_object_set_new(ob, "writes", json_integer(done));
+	json_object_set_new(ob, "bytes", json_integer(done * 4096));
+	json_object_set_new(ob, "seconds_incl_fsync", json_real(round(s * 1e4) / 1e4));
+	json_object_set_new(ob, "mb_s", isnan(mbs) ? json_null() : json_real(round(mbs * 10) / 10));
+	json_object_set_new(ob, "writes_per_s", s > 0 ? json_real(round(done / s)) : json_null());
+	r_observed(r, ob);
+	r_expected(r, json_deep_copy(bench_th(b, "alloc_write_4k_mb_s")));
+	r_reproduce(r, b->command);
+	if (bench_interrupted())
+		r_skip(r, "interrupted");
+	else if (e)
+		r_fail(r, "allocating 4 KiB writes failed after %ld writes: %s", done, strerror(e));
+	else {
+		const char *w;
+		enum status st = bench_grade(bench_th(b, "alloc_write_4k_mb_s"), mbs, &w);
+		if (st == ST_SKIP)
+			st = ST_PASS;
+		r_status(r, st, "%.1f MB/s (%ld x 4 KiB extending writes + fsync in %.2f s)%s%s", mbs, done, s,
+			 st == ST_PASS ? "" : "; ", st == ST_PASS ? "" : w);
+	}
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	fprintf(out, "cmax bench metadata on %s (%s, host %s)\n", b->o->path, b->fstype, b->host);
+	for (size_t i = 0; i < b->nrows; i++)
+		fprintf(out, "%-5s %-34s %s\n", status_name(b->rows[i]->status), b->rows[i]->id + strlen("bench.metadata-"),
+			b->rows[i]->summary ? b->rows[i]->summary : "");
+}
+
+int bench_metadata_main(int argc, char **argv)
+{
+	struct mopts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	struct bench_run b;
+	rc = bench_init(&b, "metadata", &o.b, argc, argv);
+	if (rc) {
+		bench_free(&b);
+		return rc;
+	}
+	json_object_set_new(b.params, "mode", json_string(o.b.full ? "full" : "quick"));
+	json_object_set_new(b.params, "workers", json_integer(o.workers));
+	json_object_set_new(b.params, "files_per_worker", json_integer(o.files));
+	json_object_set_new(b.params, "file_size", json_integer(o.file_size));
+	json_object_set_new(b.params, "import_files", json_integer(o.import_files));
+	json_object_set_new(b.params, "alloc_mib", json_integer(o.alloc_mib));
+	json_object_set_new(b.params, "lock_iterations", json_integer(o.lock_iterations));
+	double peak = (double)o.workers * o.files * (o.file_size + 512) + o.import_files * 8704.0 + o.alloc_mib * 1048576.0;
+	char *what = xasprintf("about %.0f MiB: %d files of %d B in rates/, a %d-file tree in import/, mkdir/ trees, "
+			       "lock files, odd names, one %ld MiB file",
+			       peak / 1048576, o.workers * o.files, o.file_size, o.import_files, o.alloc_mib);
+	if (o.b.dry_run) {
+		if (o.b.json) {
+			json_t *p = json_object();
+			json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
+			json_object_set_new(p, "benchmark", json_string("metadata"));
+			char *wd = xasprintf("%s/cmax-bench-metadata-XXXXXX", o.b.path);
+			json_object_set_new(p, "workdir", json_string(wd));
+			free(wd);
+			json_object_set_new(p, "fstype", json_string(b.fstype));
+			json_object_set_new(p, "writes", json_string(what));
+			json_object_set_new(p, "bytes_max", json_integer((json_int_t)peak));
+			json_object_set_new(p, "parameters", json_incref(b.params));
+			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			fputc('\n', stdout);
+			json_decref(p);
+		} else {
+			printf("cmax bench metadata --dry-run: nothing is written.\nWould create %s/cmax-bench-metadata-XXXXXX (%s)\n"
+			       "and write %s;\nthen remove the directory (also on Ctrl-C).\n", o.b.path, b.fstype, what);
+		}
+		free(what);
+		bench_free(&b);
+		return EXIT_OK;
+	}
+	rc = bench_start(&b, what);
+	free(what);
+	if (rc) {
+		bench_free(&b);
+		return rc;
+	}
+	json_object_set_new(b.params, "workdir", json_string(b.workdir));
+	run_rates(&b, &o);
+	if (!bench_interrupted())
+		run_import(&b, &o);
+	if (!bench_interrupted())
+		run_mkdir(&b, &o);
+	if (!bench_interrupted())
+		run_lock(&b, &o, &meta_flock_ops);
+	if (!bench_interrupted())
+		run_lock(&b, &o, &meta_fcntl_ops);
+	if (!bench_interrupted())
+		run_names(&b);
+	if (!bench_interrupted())
+		run_alloc(&b, &o);
+	rc = bench_finish(&b, table);
+	bench_free(&b);
+	return rc;
+}

@@ -1,0 +1,686 @@
+/* `cmax bench storage`: the method's fio sweep, driven through the runner.
+ *
+ * One fio process per case and client count: clients are fio jobs
+ * (numjobs=N, group_reporting) on this host, each with its own file
+ * cmax.<jobnum>.0 in the work directory, so a read case reuses the files
+ * the write case before it laid out. Options go on fio's command line, not
+ * in a job file, so the evidence is a command a human can paste. Endurance
+ * runs consecutive fio runs of one interval each: fio's --status-interval
+ * dumps are cumulative and cannot give per-interval percentiles. */
+#include "bench.h"
+#include "../core/exitcodes.h"
+#include "../core/runner.h"
+#include "../core/strbuf.h"
+#include "../parse/fio.h"
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct kind {
+	const char *id;       /* threshold key and row id part */
+	const char *title;
+	const char *rw;
+	const char *bs;
+	int direct;
+	int random;
+};
+
+static const struct kind kinds[] = {
+	{ "seq-write-1m-buffered", "sequential write, 1 MiB blocks, buffered", "write", "1M", 0, 0 },
+	{ "seq-read-1m-buffered", "sequential read, 1 MiB blocks, buffered", "read", "1M", 0, 0 },
+	{ "seq-write-1m-direct", "sequential write, 1 MiB blocks, O_DIRECT", "write", "1M", 1, 0 },
+	{ "seq-read-1m-direct", "sequential read, 1 MiB blocks, O_DIRECT", "read", "1M", 1, 0 },
+	{ "rand-write-4k-buffered", "random write, 4 KiB blocks, buffered", "randwrite", "4k", 0, 1 },
+	{ "rand-read-4k-buffered", "random read, 4 KiB blocks, buffered", "randread", "4k", 0, 1 },
+	{ "rand-write-64k-direct", "random write, 64 KiB blocks, O_DIRECT", "randwrite", "64k", 1, 1 },
+	{ "rand-read-64k-direct", "random read, 64 KiB blocks, O_DIRECT", "randread", "64k", 1, 1 },
+};
+#define NKINDS (sizeof kinds / sizeof kinds[0])
+
+struct sopts {
+	struct bench_opts b;
+	int clients;
+	const char *size;       /* per client file size, fio syntax */
+	int runtime_s;          /* random cases (time based) and the cap of sequential ones */
+	int ramp_s;
+	int iodepth;            /* direct cases (libaio) */
+	int endurance;
+	double endurance_min;   /* per phase */
+	const char *fio;
+	const char *only;       /* run only kinds whose id contains this */
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: cmax bench storage --path DIR [--quick|--full] [--clients N] [--endurance] [options]\n\n"
+	      "Runs fio (Debian's package) on DIR: sequential 1 MiB and random 4 KiB buffered /\n"
+	      "64 KiB direct blocks, read and write, at 1, 2, 4, ... N clients (fio jobs on this host).\n\n"
+	      "  --clients N            largest client count (default 1 quick, 8 full)\n"
+	      "  --size SIZE            file per client (default 32M quick, 1G full)\n"
+	      "  --runtime S            seconds per random case, cap for sequential (1 quick, 30 full)\n"
+	      "  --iodepth N            queue depth of the direct (libaio) cases (default 16)\n"
+	      "  --only TEXT            only the cases whose id contains TEXT (e.g. seq-read)\n"
+	      "  --endurance            7.5 min sequential mixed then 7.5 min random mixed per client count\n"
+	      "  --endurance-minutes M  minutes per endurance phase (default 7.5; fractions allowed)\n"
+	      "  --fio PATH             the fio binary (default: fio on PATH)\n\n", out);
+	bench_common_usage(out);
+}
+
+static int parse(int argc, char **argv, struct sopts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->clients = -1;
+	o->runtime_s = -1;
+	o->iodepth = 16;
+	o->endurance_min = 7.5;
+	o->fio = "fio";
+	for (int i = 1; i < argc; i++) {
+		int r = bench_common_opt(&o->b, argc, argv, &i, "storage");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
+		const char *a = argv[i];
+		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		} else if (!strcmp(a, "--endurance")) {
+			o->endurance = 1;
+		} else if (!strcmp(a, "--clients") && v) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 1024)
+				goto bad;
+			o->clients = (int)n;
+			i++;
+		} else if (!strcmp(a, "--runtime") && v) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 86400)
+				goto bad;
+			o->runtime_s = (int)n;
+			i++;
+		} else if (!strcmp(a, "--iodepth") && v) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 4096)
+				goto bad;
+			o->iodepth = (int)n;
+			i++;
+		} else if (!strcmp(a, "--endurance-minutes") && v) {
+			double m = strtod(v, &end);
+			if (*end || !(m > 0) || m > 1440)
+				goto bad;
+			o->endurance_min = m;
+			i++;
+		} else if (!strcmp(a, "--size") && v) {
+			if (!*v || strspn(v, "0123456789") == 0 || strlen(v) > 16)
+				goto bad;
+			o->size = v;
+			i++;
+		} else if (!strcmp(a, "--fio") && v) {
+			o->fio = v;
+			i++;
+		} else if (!strcmp(a, "--only") && v) {
+			o->only = v;
+			i++;
+		} else {
+			fprintf(stderr, "cmax bench storage: unknown or incomplete option '%s' (see --help)\n", a);
+			return EXIT_USAGE;
+		}
+		continue;
+bad:
+		fprintf(stderr, "cmax bench storage: bad value '%s' for %s\n", v, a);
+		return EXIT_USAGE;
+	}
+	if (o->clients < 0)
+		o->clients = o->b.full ? 8 : 1;
+	if (o->runtime_s < 0)
+		o->runtime_s = o->b.full ? 30 : 1;
+	o->ramp_s = o->b.full ? 2 : 0;
+	if (!o->size)
+		o->size = o->b.full ? "1G" : "32M";
+	return 0;
+}
+
+/* 1, 2, 4, ... and N itself. */
+static int client_counts(int max, int *out)
+{
+	int n = 0;
+	for (int c = 1; c < max && n < 30; c *= 2)
+		out[n++] = c;
+	out[n++] = max;
+	return n;
+}
+
+static double size_bytes(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; break;
+	case 'm': case 'M': v *= 1024.0 * 1024; break;
+	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
+	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; break;
+	default: break;
+	}
+	return v;
+}
+
+/* argv for one fio run; strings owned by the returned strbuf array. */
+struct fio_argv {
+	char *a[32];
+	int n;
+};
+
+static void fa_add(struct fio_argv *f, char *s)
+{
+	if (f->n < 31)
+		f->a[f->n++] = s;
+	f->a[f->n] = NULL;
+}
+
+static void fa_free(struct fio_argv *f)
+{
+	for (int i = 1; i < f->n; i++)
+		free(f->a[i]);
+}
+
+static void build_fio(struct fio_argv *f, const struct sopts *o, const char *dir, const char *name,
+		      const char *rw, const char *bs, int direct, int clients, int runtime, int time_based)
+{
+	f->n = 0;
+	f->a[f->n++] = (char *)o->fio;
+	fa_add(f, xasprintf("--name=%s", name));
+	fa_add(f, xasprintf("--directory=%s", dir));
+	fa_add(f, xstrdup("--filename_format=cmax.$jobnum.0"));
+	fa_add(f, xasprintf("--size=%s", o->size));
+	fa_add(f, xasprintf("--rw=%s", rw));
+	fa_add(f, xasprintf("--bs=%s", bs));
+	fa_add(f, xasprintf("--ioengine=%s", direct ? "libaio" : "psync"));
+	fa_add(f, xasprintf("--iodepth=%d", direct ? o->iodepth : 1));
+	fa_add(f, xasprintf("--direct=%d", direct));
+	fa_add(f, xasprintf("--numjobs=%d", clients));
+	fa_add(f, xstrdup("--group_reporting=1"));
+	fa_add(f, xasprintf("--runtime=%d", runtime));
+	if (time_based)
+		fa_add(f, xstrdup("--time_based=1"));
+	if (o->ramp_s > 0 && time_based)
+		fa_add(f, xasprintf("--ramp_time=%d", o->ramp_s));
+	/* Dirty pages cannot be invalidated: without the fsync a buffered
+	 * read case after a write case measures the page cache. */
+	if (strstr(rw, "write") || !strcmp(rw, "rw") || !strcmp(rw, "randrw"))
+		fa_add(f, xstrdup("--end_fsync=1"));
+	fa_add(f, xstrdup("--output-format=json"));
+}
+
+static int run_timeout_ms(const struct sopts *o, int runtime)
+{
+	/* layout of the files plus the run, generously: a slow file system
+	 * must become a figure, not a timeout */
+	double lay = size_bytes(o->size) * o->clients / (50.0 * 1024 * 1024);
+	double t = 2.0 * (runtime + o->ramp_s) + 60 + lay;
+	return t > 2e6 ? 2000000000 : (int)(t * 1000);
+}
+
+static const char *direct_refusal(const struct cmd_result *cr, const struct fio_report *fr)
+{
+	static const char *const marks[] = { "does not support O_DIRECT", "does not support direct",
+					     "err=22", "Invalid argument" };
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+		if (cr->err && strstr(cr->err, marks[i]))
+			return cr->err;
+		if (fr && fr->preamble && strstr(fr->preamble, marks[i]))
+			return fr->preamble;
+	}
+	if (fr && fr->njobs && fr->jobs[0].error == EINVAL)
+		return "fio: job error 22 (EINVAL) opening with O_DIRECT";
+	return NULL;
+}
+
+static char *first_line(const char *s)
+{
+	if (!s)
+		return xstrdup("");
+	while (*s == '\n' || *s == ' ')
+		s++;
+	const char *e = strchr(s, '\n');
+	/* prefer the more specific second line of fio's O_DIRECT message */
+	if (e && strstr(e, "does not support O_DIRECT")) {
+		const char *s2 = strstr(e, "fio: destination");
+		if (s2) {
+			const char *e2 = strchr(s2, '\n');
+			return xstrndup(s2, e2 ? (size_t)(e2 - s2) : strlen(s2));
+		}
+	}
+	return xstrndup(s, e ? (size_t)(e - s) : strlen(s));
+}
+
+/* Grade one direction's figures; fills observed; returns the status. */
+static enum status grade_dir(struct bench_run *b, const char *key, const struct fio_dir *d, struct strbuf *why)
+{
+	const json_t *th = bench_th(b, key);
+	const char *w;
+	enum status st = ST_PASS;
+	int graded = 0;
+	const json_t *tbw = json_object_get(th, "bw_gb_s"), *tio = json_object_get(th, "iops");
+	const json_t *tlat = json_object_get(th, "p999_ms");
+	if (!tlat)
+		tlat = json_object_get(bench_th(b, "latency"), "p999_ms");
+	if (tbw) {
+		enum status s = bench_grade(tbw, d->bw_bytes / 1e9, &w);
+		if (s != ST_SKIP) {
+			graded = 1;
+			if (s != ST_PASS)
+				sb_addf(why, "; %.2f GB/s is %s", d->bw_bytes / 1e9, w);
+			st = st_worse(st, s);
+		}
+	}
+	if (tio) {
+		enum status s = bench_grade(tio, d->iops, &w);
+		if (s != ST_SKIP) {
+			graded = 1;
+			if (s != ST_PASS)
+				sb_addf(why, "; %.0f IOPS is %s", d->iops, w);
+			st = st_worse(st, s);
+		}
+	}
+	if (tlat) {
+		enum status s = bench_grade(tlat, d->clat.p999_ns / 1e6, &w);
+		if (s != ST_SKIP) {
+			graded = 1;
+			if (s != ST_PASS)
+				sb_addf(why, "; p99.9 %.1f ms is %s", d->clat.p999_ns / 1e6, w);
+			st = st_worse(st, s);
+		}
+	}
+	return graded ? st : ST_SKIP;
+}
+
+static json_t *case_observed(const struct sopts *o, const struct kind *k, int clients, const struct fio_report *fr,
+			     const struct fio_job *sum)
+{
+	json_t *ob = json_object();
+	json_object_set_new(ob, "clients", json_integer(clients));
+	json_object_set_new(ob, "rw", json_string(k->rw));
+	json_object_set_new(ob, "bs", json_string(k->bs));
+	json_object_set_new(ob, "direct", json_boolean(k->direct));
+	json_object_set_new(ob, "ioengine", json_string(k->direct ? "libaio" : "psync"));
+	json_object_set_new(ob, "iodepth", json_integer(k->direct ? o->iodepth : 1));
+	json_object_set_new(ob, "size_per_client", json_string(o->size));
+	json_object_set_new(ob, "fio_version", fr && fr->version ? json_string(fr->version) : json_null());
+	if (sum) {
+		int dd = strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
+		const struct fio_dir *d = &sum->dir[dd];
+		json_t *dj = fio_dir_json(d);
+		json_object_set_new(dj, "bw_gb_s", isnan(d->bw_bytes) ? json_null() : json_real(round(d->bw_bytes / 1e7) / 100));
+		json_object_update(ob, dj);
+		json_decref(dj);
+		json_object_set_new(ob, "errors", json_integer(sum->total_err + (sum->error ? 1 : 0)));
+		json_object_set_new(ob, "error_errno", json_integer(sum->error ? sum->error : sum->first_error));
+	}
+	return ob;
+}
+
+static int run_case(struct bench_run *b, const struct sopts *o, const struct kind *k, int clients)
+{
+	char *id = xasprintf("bench.storage-%s-c%d", k->id, clients);
+	char *title = xasprintf("fio %s, %d client%s", k->title, clients, clients == 1 ? "" : "s");
+	struct result *r = bench_row(b, id, title);
+	free(id);
+	free(title);
+	struct fio_argv fa;
+	build_fio(&fa, o, b->workdir, k->id, k->rw, k->bs, k->direct, clients, o->runtime_s, k->random);
+	struct run_opts ro = { .timeout_ms = run_timeout_ms(o, o->runtime_s), .cap_out = 16u << 20 };
+	struct cmd_result cr;
+	runner_run((const char *const *)fa.a, &ro, &cr);
+	char *cmdline = xstrdup(cr.cmdline);
+	r_reproduce(r, cmdline);
+	r_evidence(r, cmd_evidence(&cr, 1500));
+	r_expected(r, json_deep_copy(bench_th(b, k->id)));
+	struct fio_report fr;
+	char *err = NULL;
+	int parsed = cr.outcome == RUN_EXITED && fio_parse(cr.out, cr.out_len, &fr, &err) == 0;
+	if (bench_interrupted()) {
+		r_skip(r, "interrupted before this case finished");
+	} else if (cr.outcome == RUN_NOT_FOUND) {
+		r_skip(r, "fio not found (%s): install Debian's fio package", o->fio);
+	} else if (cr.outcome == RUN_TIMEOUT) {
+		r_error(r, "fio did not finish within %d s and was killed: the file system stalls or is far slower than the runtime allows",
+			cr.timeout_ms / 1000);
+	} else if (cr.outcome != RUN_EXITED) {
+		char *d = cmd_describe(&cr);
+		r_error(r, "fio %s", d);
+		free(d);
+	} else if (k->direct && (cr.exit_code != 0 || (parsed && fr.njobs && fr.jobs[0].error)) &&
+		   direct_refusal(&cr, parsed ? &fr : NULL)) {
+		char *l = first_line(direct_refusal(&cr, parsed ? &fr : NULL));
+		r_skip(r, "O_DIRECT refused by %s at %s: %s", b->fstype, o->b.path, l);
+		r_observed(r, case_observed(o, k, clients, parsed ? &fr : NULL, NULL));
+		free(l);
+	} else if (!parsed) {
+		char *l = first_line(cr.err && *cr.err ? cr.err : cr.out);
+		r_error(r, "fio exited %d without usable JSON (%s): %s", cr.exit_code, err ? err : "?", l);
+		free(l);
+	} else {
+		struct fio_job sum;
+		fio_sum(&fr, &sum);
+		r_observed(r, case_observed(o, k, clients, &fr, &sum));
+		int dd = strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
+		const struct fio_dir *d = &sum.dir[dd];
+		char p50[16], p99[16], p999[16];
+		bench_fmt_ms(d->clat.p50_ns, p50, sizeof p50);
+		bench_fmt_ms(d->clat.p99_ns, p99, sizeof p99);
+		bench_fmt_ms(d->clat.p999_ns, p999, sizeof p999);
+		if (sum.error || sum.total_err) {
+			int e = sum.error ? sum.error : sum.first_error;
+			r_fail(r, "fio saw I/O errors: error %d (%s), %ld counted; %s", e, strerror(e), sum.total_err,
+			       fr.preamble ? fr.preamble : "");
+		} else if (!d->present) {
+			r_error(r, "fio exited %d but did no %s I/O", cr.exit_code, fio_ddir_name((enum fio_ddir)dd));
+		} else {
+			struct strbuf why = STRBUF_INIT;
+			enum status st = grade_dir(b, k->id, d, &why);
+			const char *w = why.len ? sb_str(&why) + 2 : "";
+			if (st == ST_SKIP)
+				r_skip(r, "%.1f MB/s, %.0f IOPS; no threshold declared for %s", d->bw_bytes / 1e6, d->iops, k->id);
+			else
+				r_status(r, st, "%.1f MB/s, %.0f IOPS, clat p50 %s p99 %s p99.9 %s%s%s", d->bw_bytes / 1e6,
+					 d->iops, p50, p99, p999, *w ? "; " : "", w);
+			sb_free(&why);
+		}
+	}
+	if (parsed)
+		fio_report_free(&fr);
+	free(err);
+	free(cmdline);
+	cmd_result_free(&cr);
+	fa_free(&fa);
+	return bench_interrupted() ? -1 : 0;
+}
+
+/* ---- endurance --------------------------------------------------------- */
+
+struct interval {
+	double bw, iops, p99, p999;
+};
+
+static void run_endurance_phase(struct bench_run *b, const struct sopts *o, int clients, int seq)
+{
+	const char *pid = seq ? "seq-mixed" : "rand-mixed";
+	char *id = xasprintf("bench.storage-endurance-%s-c%d", pid, clients);
+	char *title = xasprintf("fio endurance, %s read/write (%s), %d client%s", seq ? "sequential" : "random",
+				seq ? "1 MiB" : "64 KiB", clients, clients == 1 ? "" : "s");
+	struct result *r = bench_row(b, id, title);
+	free(id);
+	free(title);
+	double phase_s = o->endurance_min * 60;
+	int iv = (int)lround(phase_s / 15);
+	if (iv < 1)
+		iv = 1;
+	if (iv > 30)
+		iv = 30;
+	int n = (int)lround(phase_s / iv);
+	if (n < 2)
+		n = 2;
+	struct interval *v = xcalloc((size_t)n, sizeof *v);
+	int direct = 1, got = 0;
+	char *last_cmd = NULL, *fail = NULL;
+	json_t *series = json_array();
+	for (int i = 0; i < n && !bench_interrupted(); i++) {
+		struct fio_argv fa;
+		build_fio(&fa, o, b->workdir, seq ? "endurance-seq-mixed" : "endurance-rand-mixed", seq ? "rw" : "randrw",
+			  seq ? "1M" : "64k", direct, clients, iv, 1);
+		struct run_opts ro = { .timeout_ms = run_timeout_ms(o, iv), .cap_out = 16u << 20 };
+		struct cmd_result cr;
+		runner_run((const char *const *)fa.a, &ro, &cr);
+		struct fio_report fr;
+		char *err = NULL;
+		int parsed = cr.outcome == RUN_EXITED && fio_parse(cr.out, cr.out_len, &fr, &err) == 0;
+		if (i == 0 && direct && (cr.exit_code != 0 || (parsed && fr.njobs && fr.jobs[0].error)) &&
+		    direct_refusal(&cr, parsed ? &fr : NULL)) {
+			r_evidence_note(r, "O_DIRECT refused by %s; the phase ran buffered", b->fstype);
+			direct = 0;
+			i = -1;
+		} else if (!parsed || cr.outcome != RUN_EXITED) {
+			char *d = cmd_describe(&cr);
+			fail = xasprintf("interval %d: fio %s %s", i + 1, d, err ? err : "");
+			free(d);
+			r_evidence(r, cmd_evidence(&cr, 1500));
+		} else {
+			struct fio_job s;
+			fio_sum(&fr, &s);
+			struct interval *x = &v[got++];
+			x->bw = (isnan(s.dir[FIO_READ].bw_bytes) ? 0 : s.dir[FIO_READ].bw_bytes) +
+				(isnan(s.dir[FIO_WRITE].bw_bytes) ? 0 : s.dir[FIO_WRITE].bw_bytes);
+			x->iops = (isnan(s.dir[FIO_READ].iops) ? 0 : s.dir[FIO_READ].iops) +
+				  (isnan(s.dir[FIO_WRITE].iops) ? 0 : s.dir[FIO_WRITE].iops);
+			x->p99 = fmax(s.dir[FIO_READ].clat.p99_ns, s.dir[FIO_WRITE].clat.p99_ns);
+			x->p999 = fmax(s.dir[FIO_READ].clat.p999_ns, s.dir[FIO_WRITE].clat.p999_ns);
+			json_t *e = json_object();
+			json_object_set_new(e, "t_s", json_integer((json_int_t)(got * iv)));
+			json_object_set_new(e, "bw_bytes_per_s", json_integer((json_int_t)x->bw));
+			json_object_set_new(e, "iops", json_real(round(x->iops * 10) / 10));
+			json_object_set_new(e, "p99_ns", isnan(x->p99) ? json_null() : json_integer((json_int_t)x->p99));
+			json_object_set_new(e, "p99.9_ns", isnan(x->p999) ? json_null() : json_integer((json_int_t)x->p999));
+			json_object_set_new(e, "errors", json_integer(s.total_err + (s.error ? 1 : 0)));
+			json_array_append_new(series, e);
+			if (s.error || s.total_err)
+				fail = xasprintf("interval %d: fio saw I/O errors (error %d)", got, s.error ? s.error : s.first_error);
+		}
+		free(last_cmd);
+		last_cmd = xstrdup(cr.cmdline);
+		if (parsed)
+			fio_report_free(&fr);
+		free(err);
+		cmd_result_free(&cr);
+		fa_free(&fa);
+		if (fail)
+			break;
+	}
+	if (last_cmd)
+		r_reproduce(r, last_cmd);
+	json_t *ob = json_object();
+	json_object_set_new(ob, "clients", json_integer(clients));
+	json_object_set_new(ob, "direct", json_boolean(direct));
+	json_object_set_new(ob, "interval_s", json_integer(iv));
+	json_object_set_new(ob, "phase_s", json_real(phase_s));
+	json_object_set_new(ob, "intervals", series);
+	r_expected(r, json_deep_copy(bench_th(b, "endurance")));
+	if (bench_interrupted()) {
+		r_skip(r, "interrupted after %d of %d intervals", got, n);
+	} else if (fail) {
+		r_fail(r, "%s", fail);
+	} else if (got < 2 || !(v[0].bw > 0)) {
+		r_error(r, "only %d usable intervals; no degradation figure", got);
+	} else {
+		/* sustained: the mean of the second half against the first interval */
+		double sum = 0, worst = v[0].bw, p99max = v[0].p99;
+		int h = got / 2, cnt = 0;
+		for (int i = 1; i < got; i++) {
+			if (v[i].bw < worst)
+				worst = v[i].bw;
+			if (v[i].p99 > p99max)
+				p99max = v[i].p99;
+		}
+		for (int i = h; i < got; i++, cnt++)
+			sum += v[i].bw;
+		double sustained = 100.0 * (1 - (sum / cnt) / v[0].bw);
+		double worst_pct = 100.0 * (1 - worst / v[0].bw);
+		double drift = v[0].p99 > 0 ? p99max / v[0].p99 : NAN;
+		json_object_set_new(ob, "degradation_pct", json_real(round(sustained * 10) / 10));
+		json_object_set_new(ob, "worst_interval_degradation_pct", json_real(round(worst_pct * 10) / 10));
+		json_object_set_new(ob, "p99_drift_ratio", isnan(drift) ? json_null() : json_real(round(drift * 100) / 100));
+		const char *w1, *w2;
+		enum status s1 = bench_grade(json_object_get(bench_th(b, "endurance"), "degradation_pct"), sustained < 0 ? 0 : sustained, &w1);
+		enum status s2 = bench_grade(json_object_get(bench_th(b, "endurance"), "p99_drift_ratio"), drift, &w2);
+		enum status st = s1 == ST_SKIP ? s2 : s2 == ST_SKIP ? s1 : st_worse(s1, s2);
+		if (st == ST_SKIP)
+			st = ST_PASS;
+		r_status(r, st, "%d x %d s: first %.1f MB/s, second half %.1f MB/s (%.1f%% degradation, worst interval %.1f%%), p99 drift x%.2f",
+			 got, iv, v[0].bw / 1e6, sum / cnt / 1e6, sustained, worst_pct, drift);
+	}
+	r_observed(r, ob);
+	free(fail);
+	free(last_cmd);
+	free(v);
+}
+
+/* ---- plan, table, main -------------------------------------------------- */
+
+static int selected(const struct sopts *o, const struct kind *k)
+{
+	return !o->only || strstr(k->id, o->only);
+}
+
+static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const int *cc, int ncc)
+{
+	json_t *p = json_object();
+	json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
+	json_object_set_new(p, "benchmark", json_string("storage"));
+	char *wd = xasprintf("%s/cmax-bench-storage-XXXXXX", o->b.path);
+	json_object_set_new(p, "workdir", json_string(wd));
+	json_object_set_new(p, "fstype", json_string(b->fstype));
+	json_t *writes = json_array();
+	for (int c = 0; c < cc[ncc - 1]; c++) {
+		char *f = xasprintf("%s/cmax.%d.0", wd, c);
+		json_array_append_new(writes, json_string(f));
+		free(f);
+	}
+	json_object_set_new(p, "files", writes);
+	json_object_set_new(p, "bytes_max", json_integer((json_int_t)(size_bytes(o->size) * cc[ncc - 1])));
+	json_t *cmds = json_array();
+	for (int i = 0; i < ncc; i++) {
+		for (size_t k = 0; k < NKINDS && !o->endurance; k++) {
+			if (!selected(o, &kinds[k]))
+				continue;
+			struct fio_argv fa;
+			build_fio(&fa, o, wd, kinds[k].id, kinds[k].rw, kinds[k].bs, kinds[k].direct, cc[i], o->runtime_s,
+				  kinds[k].random);
+			struct strbuf sb = STRBUF_INIT;
+			for (int j = 0; j < fa.n; j++) /* paste-safe: $jobnum is fio's, not the shell's */
+				sb_addf(&sb, strchr(fa.a[j], '$') ? "%s'%s'" : "%s%s", j ? " " : "", fa.a[j]);
+			json_array_append_new(cmds, json_string(sb_str(&sb)));
+			sb_free(&sb);
+			fa_free(&fa);
+		}
+		if (o->endurance) {
+			char *s = xasprintf("endurance at %d clients: %.1f min rw 1M direct, then %.1f min randrw 64k direct",
+					    cc[i], o->endurance_min, o->endurance_min);
+			json_array_append_new(cmds, json_string(s));
+			free(s);
+		}
+	}
+	json_object_set_new(p, "commands", cmds);
+	json_object_set_new(p, "cleanup", json_string("the work directory is removed at the end and on SIGINT/SIGTERM"));
+	free(wd);
+	return p;
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	fprintf(out, "cmax bench storage on %s (%s, host %s)\n", b->o->path, b->fstype, b->host);
+	fprintf(out, "%-5s %-34s %9s %9s %8s %8s %8s\n", "", "case", "MB/s", "IOPS", "p50", "p99", "p99.9");
+	for (size_t i = 0; i < b->nrows; i++) {
+		const struct result *r = b->rows[i];
+		const char *id = r->id + strlen("bench.storage-");
+		json_t *ob = r->observed;
+		json_t *l = json_object_get(ob, "clat_ns");
+		if (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL) {
+			if (json_object_get(ob, "intervals")) {
+				fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, r->summary);
+				continue;
+			}
+			char a[16], c[16], d[16];
+			json_t *bw = json_object_get(ob, "bw_bytes_per_s");
+			fprintf(out, "%-5s %-34s %9.1f %9.0f %8s %8s %8s%s%s\n", status_name(r->status), id,
+				json_is_number(bw) ? json_number_value(bw) / 1e6 : 0.0,
+				json_number_value(json_object_get(ob, "iops")),
+				bench_fmt_ms(json_is_number(json_object_get(l, "p50")) ? json_number_value(json_object_get(l, "p50")) : NAN, a, sizeof a),
+				bench_fmt_ms(json_is_number(json_object_get(l, "p99")) ? json_number_value(json_object_get(l, "p99")) : NAN, c, sizeof c),
+				bench_fmt_ms(json_is_number(json_object_get(l, "p99.9")) ? json_number_value(json_object_get(l, "p99.9")) : NAN, d, sizeof d),
+				r->status != ST_PASS ? "  " : "", r->status != ST_PASS ? strstr(r->summary, "; ") ? strstr(r->summary, "; ") + 2 : "" : "");
+		} else {
+			fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, r->summary);
+		}
+	}
+}
+
+int bench_storage_main(int argc, char **argv)
+{
+	struct sopts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	struct bench_run b;
+	rc = bench_init(&b, "storage", &o.b, argc, argv);
+	if (rc) {
+		bench_free(&b);
+		return rc;
+	}
+	int cc[32];
+	int ncc = client_counts(o.clients, cc);
+	json_object_set_new(b.params, "mode", json_string(o.endurance ? "endurance" : o.b.full ? "full" : "quick"));
+	json_object_set_new(b.params, "clients_max", json_integer(o.clients));
+	json_object_set_new(b.params, "size_per_client", json_string(o.size));
+	json_object_set_new(b.params, "runtime_s", json_integer(o.runtime_s));
+	json_object_set_new(b.params, "iodepth_direct", json_integer(o.iodepth));
+	if (o.endurance)
+		json_object_set_new(b.params, "endurance_minutes_per_phase", json_real(o.endurance_min));
+	if (o.b.dry_run) {
+		json_t *p = plan_json(&b, &o, cc, ncc);
+		if (o.b.json) {
+			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			fputc('\n', stdout);
+		} else {
+			printf("cmax bench storage --dry-run: nothing is written.\nWould create %s (%s)\n",
+			       json_string_value(json_object_get(p, "workdir")), b.fstype);
+			printf("Would write up to %.0f MiB: one file per client:\n",
+			       json_number_value(json_object_get(p, "bytes_max")) / 1048576.0);
+			size_t i;
+			json_t *e;
+			json_array_foreach(json_object_get(p, "files"), i, e)
+				printf("  %s (%s)\n", json_string_value(e), o.size);
+			printf("Would run:\n");
+			json_array_foreach(json_object_get(p, "commands"), i, e)
+				printf("  %s\n", json_string_value(e));
+			printf("Then remove the directory (also on Ctrl-C).\n");
+		}
+		json_decref(p);
+		bench_free(&b);
+		return EXIT_OK;
+	}
+	char *fiopath = runner_which(o.fio);
+	if (!fiopath) {
+		/* Nothing gets written: say so as a result, not a crash. */
+		struct result *r = bench_row(&b, "bench.storage-fio", "fio is installed");
+		r_skip(r, "fio not found (%s): install Debian's fio package; nothing was written", o.fio);
+		rc = bench_finish(&b, table);
+		bench_free(&b);
+		return rc;
+	}
+	free(fiopath);
+	char *what = xasprintf("up to %.0f MiB (%d file%s of %s)", size_bytes(o.size) * o.clients / 1048576.0, o.clients,
+			       o.clients == 1 ? "" : "s", o.size);
+	rc = bench_start(&b, what);
+	free(what);
+	if (rc) {
+		bench_free(&b);
+		return rc;
+	}
+	json_object_set_new(b.params, "workdir", json_string(b.workdir));
+	for (int i = 0; i < ncc && !bench_interrupted(); i++) {
+		if (o.endurance) {
+			run_endurance_phase(&b, &o, cc[i], 1);
+			if (!bench_interrupted())
+				run_endurance_phase(&b, &o, cc[i], 0);
+			continue;
+		}
+		for (size_t k = 0; k < NKINDS && !bench_interrupted(); k++)
+			if (selected(&o, &kinds[k]))
+				run_case(&b, &o, &kinds[k], cc[i]);
+	}
+	rc = bench_finish(&b, table);
+	bench_free(&b);
+	return rc;
+}

@@ -1,0 +1,284 @@
+/* Slurm fan-out: one srun step, one task per node, every node at once, each
+ * task bounded by its own --timeout and the step by --wait. Inside an
+ * allocation the step runs on the allocation's nodes; with --nodes or
+ * --partition srun takes a short allocation of its own (--immediate, --time)
+ * that ends with the step. The expected node list comes from the hostlist
+ * expanded by `scontrol show hostnames`, so a node that stays silent is
+ * named, never dropped. */
+#include "fanout.h"
+#include "../audit/ctx.h"
+#include "../core/runner.h"
+#include "../core/strbuf.h"
+#include "../parse/nodewire.h"
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define WAIT_SLACK_S 5     /* --wait beyond the per-node budget */
+#define RUNNER_SLACK_S 20  /* the whole step beyond --wait (start-up, allocation) */
+#define EXCERPT 2000
+
+static char *self_exe(void)
+{
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return xstrdup(buf);
+}
+
+/* Run a short Slurm client command; its stdout (malloc'd) or NULL with *err. */
+static char *slurm_cmd(const char *const argv[], json_t *evidence, char **err)
+{
+	struct cmd_result res;
+	struct run_opts ro = { .timeout_ms = 15000 };
+	runner_run(argv, &ro, &res);
+	json_array_append_new(evidence, cmd_evidence(&res, EXCERPT));
+	char *out = NULL;
+	if (cmd_ok(&res)) {
+		out = xstrdup(res.out ? res.out : "");
+	} else {
+		char *d = cmd_describe(&res);
+		char *e = res.err_len ? str_excerpt(res.err, res.err_len, 200) : xstrdup("");
+		for (char *p = e; *p; p++)
+			if (*p == '\n')
+				*p = ' ';
+		*err = xasprintf("`%s`: %s%s%s", res.cmdline, d, *e ? ": " : "", str_trim(e));
+		free(d);
+		free(e);
+	}
+	cmd_result_free(&res);
+	return out;
+}
+
+/* The stderr lines srun wrote about one node ("srun: error: node2: task 1:
+ * Exited with exit code 1"), joined; NULL when none. */
+static char *stderr_about(const char *err, const char *node)
+{
+	if (!err)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	size_t nl = strlen(node);
+	for (const char *p = err; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		for (const char *q = p; q + nl <= p + n; q++) {
+			int left = q == p || q[-1] == ' ' || q[-1] == '=' || q[-1] == ',';
+			int right = q + nl == p + n || q[nl] == ':' || q[nl] == ' ' || q[nl] == ',';
+			if (left && right && memcmp(q, node, nl) == 0) {
+				if (sb.len < 400) {
+					if (sb.len)
+						sb_adds(&sb, "; ");
+					sb_add(&sb, p, n);
+				}
+				break;
+			}
+		}
+		p = e ? e + 1 : p + n;
+	}
+	if (!sb.len)
+		return NULL;
+	char *s = sb_detach(&sb);
+	char *clean = str_sanitize(s, strlen(s));
+	free(s);
+	return clean;
+}
+
+static void add_doc(struct node_doc **docs, size_t *n, const char *host)
+{
+	*docs = xrealloc(*docs, (*n + 1) * sizeof **docs);
+	memset(&(*docs)[*n], 0, sizeof **docs);
+	(*docs)[*n].host = xstrdup(host);
+	(*docs)[*n].evidence = json_array();
+	(*n)++;
+}
+
+static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struct node_doc **docs, size_t *n,
+			 char **err)
+{
+	(void)ctx;
+	*docs = NULL;
+	*n = 0;
+	*err = NULL;
+	const char *job = getenv("SLURM_JOB_ID");
+	int in_alloc = job && *job;
+	json_t *ev = json_array();
+	const char *expr = o->nodes;
+	char *part_nodes = NULL;
+	if (!expr && o->partition) {
+		const char *argv[] = { "sinfo", "-h", "-p", o->partition, "-o", "%N", NULL };
+		part_nodes = slurm_cmd(argv, ev, err);
+		if (!part_nodes)
+			goto fail;
+		expr = str_trim(part_nodes);
+		if (!*expr) {
+			*err = xasprintf("partition %s has no nodes (sinfo -p %s)", o->partition, o->partition);
+			goto fail;
+		}
+	}
+	if (!expr && in_alloc) {
+		expr = getenv("SLURM_JOB_NODELIST");
+		if (!expr || !*expr)
+			expr = getenv("SLURM_NODELIST");
+		if (!expr || !*expr) {
+			*err = xasprintf("inside Slurm job %s but SLURM_JOB_NODELIST is not set", job);
+			goto fail;
+		}
+	}
+	if (!expr) {
+		*err = xstrdup("--slurm needs an allocation (run inside salloc or sbatch) or --nodes LIST / "
+			       "--partition P to take a short one");
+		goto fail;
+	}
+	const char *hargv[] = { "scontrol", "show", "hostnames", expr, NULL };
+	char *hl = slurm_cmd(hargv, ev, err);
+	if (!hl)
+		goto fail;
+	json_t *expected = parse_hostnames(hl, strlen(hl));
+	free(hl);
+	size_t nexp = json_array_size(expected);
+	if (nexp == 0) {
+		*err = xasprintf("the node list '%s' expands to no usable node name", expr);
+		json_decref(expected);
+		goto fail;
+	}
+
+	char *node_cmd = o->node_cmd ? xstrdup(o->node_cmd) : self_exe();
+	if (!node_cmd) {
+		*err = xstrdup("cannot find this program's own path (/proc/self/exe) for the nodes: pass --node-cmd");
+		json_decref(expected);
+		goto fail;
+	}
+	long per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
+	long wait_s = per + WAIT_SLACK_S;
+	char nbuf[32], wbuf[48], ibuf[48], timebuf[48], pbuf[32];
+	snprintf(nbuf, sizeof nbuf, "%zu", nexp);
+	snprintf(wbuf, sizeof wbuf, "--wait=%ld", wait_s);
+	snprintf(pbuf, sizeof pbuf, "%ld", per);
+	snprintf(ibuf, sizeof ibuf, "--immediate=%ld", per);
+	/* --time is in minutes: the step's own budget, rounded up */
+	snprintf(timebuf, sizeof timebuf, "--time=%ld", (per + wait_s + RUNNER_SLACK_S + 59) / 60);
+	const char *argv[40];
+	int k = 0;
+	argv[k++] = "srun";
+	argv[k++] = "-N";
+	argv[k++] = nbuf;
+	argv[k++] = "-n";
+	argv[k++] = nbuf;
+	argv[k++] = "--ntasks-per-node=1";
+	argv[k++] = "--kill-on-bad-exit=0";
+	argv[k++] = wbuf;
+	argv[k++] = "--mpi=none";
+	argv[k++] = "--job-name=cmax-node-collect";
+	if (o->nodes || o->partition || !in_alloc) {
+		argv[k++] = "-w";
+		argv[k++] = expr;
+	}
+	if (o->partition) {
+		argv[k++] = "-p";
+		argv[k++] = o->partition;
+	}
+	if (in_alloc) {
+		argv[k++] = "--overlap"; /* beside whatever the job already runs */
+	} else {
+		argv[k++] = ibuf;        /* never queue behind other jobs */
+		argv[k++] = timebuf;
+	}
+	argv[k++] = node_cmd;
+	argv[k++] = "node-collect";
+	argv[k++] = "--timeout";
+	argv[k++] = pbuf;
+	if (o->profile) {
+		argv[k++] = "--profile";
+		argv[k++] = o->profile;
+	}
+	if (o->active)
+		argv[k++] = "--active";
+	argv[k] = NULL;
+
+	long to_s = per + wait_s + RUNNER_SLACK_S;
+	size_t cap = nexp * (size_t)8 << 20;
+	if (cap > (size_t)1 << 30)
+		cap = (size_t)1 << 30;
+	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
+			       .cap_err = 256 << 10 };
+	struct cmd_result res;
+	runner_run(argv, &ro, &res);
+	json_array_append_new(ev, cmd_evidence(&res, EXCERPT));
+	char *how = cmd_describe(&res);
+	json_t *got = nodewire_decode(res.out, res.out_len);
+
+	size_t i;
+	json_t *name;
+	json_array_foreach(expected, i, name) {
+		const char *host = json_string_value(name);
+		add_doc(docs, n, host);
+		struct node_doc *d = &(*docs)[*n - 1];
+		json_array_extend(d->evidence, ev);
+		json_t *g = json_object_get(got, host);
+		json_t *doc = json_object_get(g, "doc");
+		if (json_is_object(doc)) {
+			d->doc = json_incref(doc);
+			d->answered = 1;
+			continue;
+		}
+		char *about = stderr_about(res.err, host);
+		if (!about && res.err_len) {
+			/* nothing about this node: the step as a whole failed */
+			char *first = xstrndup(res.err, strcspn(res.err, "\n"));
+			about = str_sanitize(first, strlen(first) > 300 ? 300 : strlen(first));
+			free(first);
+		}
+		const char *derr = json_string_value(json_object_get(g, "error"));
+		if (res.outcome == RUN_TIMEOUT)
+			d->error = xasprintf("no complete document before the srun step %s%s%s", how, derr ? ": " : "",
+					     derr ? derr : "");
+		else if (derr)
+			d->error = xasprintf("%s (srun %s)", derr, how);
+		else
+			d->error = xasprintf("no document from the node (srun %s)%s%s", how, about ? ": " : "",
+					     about ? about : "");
+		free(about);
+	}
+	/* A document from a node nobody expected (a renamed node): keep it,
+	 * it was read. */
+	const char *gname;
+	json_t *g;
+	json_object_foreach(got, gname, g) {
+		int known = 0;
+		json_array_foreach(expected, i, name)
+			known |= !strcmp(json_string_value(name), gname);
+		if (known || !json_is_object(json_object_get(g, "doc")))
+			continue;
+		add_doc(docs, n, gname);
+		struct node_doc *d = &(*docs)[*n - 1];
+		json_array_extend(d->evidence, ev);
+		d->doc = json_incref(json_object_get(g, "doc"));
+		d->answered = 1;
+	}
+	if (res.outcome == RUN_NOT_FOUND) {
+		node_docs_free(*docs, *n);
+		*docs = NULL;
+		*n = 0;
+		*err = xstrdup("srun not found on PATH: per-node collection needs the Slurm client tools");
+	}
+	json_decref(got);
+	json_decref(expected);
+	free(how);
+	free(node_cmd);
+	cmd_result_free(&res);
+	free(part_nodes);
+	json_decref(ev);
+	return *err ? -1 : 0;
+fail:
+	free(part_nodes);
+	json_decref(ev);
+	return -1;
+}
+
+const struct fanout_backend fanout_slurm = {
+	.name = "slurm",
+	.collect = slurm_collect,
+};

@@ -1,0 +1,119 @@
+/* cmax health: the XID-aware node health agent (docs/health.md).
+ *
+ * One pass reads what is new in a kernel log (a file, the /dev/kmsg ring
+ * or the journal), classifies it with the Xid catalog and its workflows
+ * (xid/classify.h), and, when the worst action is reset_gpu or stronger,
+ * takes the node out of scheduling through the scheduler: a Slurm DRAIN
+ * with a reason naming code, GPU and time, or a Kubernetes cordon, taint
+ * and condition.  A drain or cordon someone else set is never touched.
+ * Every pass records what it saw in a state file and as Prometheus text. */
+#ifndef CMAX_HEALTH_H
+#define CMAX_HEALTH_H
+#include <stddef.h>
+#include <time.h>
+#include <jansson.h>
+
+#include "xid/classify.h"
+
+int cmd_health(int argc, char **argv);
+
+/* ---- sources (source.c) ---- */
+
+enum hsrc_kind { HSRC_FILE, HSRC_KMSG, HSRC_JOURNAL };
+
+/* Where the last pass stopped; lives in the state file. */
+struct hsrc_pos {
+	int valid;			/* a previous pass recorded it */
+	unsigned long long dev, ino;	/* file identity, to notice rotation */
+	unsigned long long offset;	/* file: bytes consumed (complete lines) */
+	long long seq;			/* kmsg: last record sequence number; -1 none */
+	char cursor[512];		/* journal: cursor after the last entry */
+};
+
+struct hsrc_read {
+	size_t bytes;			/* bytes looked at */
+	size_t events;			/* kmsg events handed to the classifier */
+	int rotated;			/* the file was replaced or truncated */
+	int absent;			/* the file does not exist (yet) */
+	int skipped;			/* first pass without --since: position taken, nothing judged */
+};
+
+struct hsrc {
+	enum hsrc_kind kind;
+	const char *path;		/* HSRC_FILE; "/dev/kmsg" for HSRC_KMSG */
+	int from_start;			/* --since: ignore the remembered position */
+	int from_end;			/* --from-end (files): skip what is there on the first pass */
+	int cmd_timeout_ms;
+	long long boot_epoch_us;	/* wall clock at boot, to date kmsg records */
+};
+
+/* Feed what is new since *pos into the classifier; update *pos.  0, or -1
+ * with a one-line message in *err (malloc'd). */
+int hsrc_read(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
+	      struct hsrc_read *st, char **err);
+/* The state-file key of a source ("file:/var/log/kern.log", "kmsg", "journal"). */
+char *hsrc_key(const struct hsrc *s);
+
+/* Fast path: classify every event in buf, visiting only lines that hold a
+ * marker ("NVRM: ", "SXid (").  With final=0 an unterminated last line is
+ * left alone.  Returns the bytes consumed; *events counts the events. */
+size_t health_scan(struct xid_classifier *c, struct kmsg_ctx *ctx, const char *buf, size_t len,
+		   int final, long long boot_epoch_us, size_t *events);
+
+/* ---- schedulers (sched.c) ---- */
+
+/* What `scontrol show node -o NODE` says about a node. */
+struct slurm_node {
+	int found;
+	char state[128];		/* "IDLE+DRAIN" */
+	char reason[512];		/* without the " [user@time]" suffix; "" when none */
+	int drain, down, fail;
+};
+/* Pure parser of one `scontrol show node -o` line (the first if several). */
+int slurm_node_parse(const char *out, size_t len, const char *node, struct slurm_node *n);
+
+#define HEALTH_REASON_PREFIX "cmax: "
+
+enum node_decision {
+	ND_NOTHING,		/* no action needed */
+	ND_DRAIN,		/* drained (or would, with --dry-run) */
+	ND_ALREADY,		/* already out of service by cmax's own hand */
+	ND_FOREIGN,		/* drained/down/cordoned by someone else: left alone */
+	ND_RESUME,		/* returned to service (cmax's own drain only) */
+	ND_ERROR,		/* the scheduler could not be read or refused */
+	ND_NO_SCHEDULER,	/* no scontrol/kubectl: nothing to act through */
+};
+const char *node_decision_name(enum node_decision d);
+
+struct sched_opts {
+	int k8s;
+	int dry_run;
+	int timeout_ms;
+	const char *node;
+};
+
+struct sched_result {
+	enum node_decision decision;
+	char *detail;			/* one line for people */
+	json_t *commands;		/* [{command, outcome...}] or planned commands under --dry-run */
+};
+
+/* Take the node out of service for `reason` (Slurm drain / k8s cordon+taint+condition). */
+void sched_isolate(const struct sched_opts *o, int code, int sxid, const char *reason,
+		   struct sched_result *r);
+/* Put it back, only when the current drain/cordon is cmax's own. */
+void sched_resume(const struct sched_opts *o, struct sched_result *r);
+void sched_result_free(struct sched_result *r);
+
+/* ---- metrics (metrics.c) ---- */
+
+/* Prometheus text for one source's state entry (see state keys in cli.c). */
+char *health_metrics_text(json_t *entry, const char *node, const char *source);
+/* DIR/cmax_health.prom via a temporary file and rename(2). */
+int health_textfile_write(const char *dir, const char *text, char **err);
+
+/* Tiny bounded HTTP responder for GET /metrics. */
+int http_listen(const char *addr_port, char **err);	/* fd or -1 */
+/* Answer one pending connection on the listening fd with body (text/plain). */
+void http_serve_one(int lfd, const char *body);
+#endif

@@ -1,0 +1,410 @@
+/* Acting through the scheduler: Slurm drain/resume with scontrol, a
+ * Kubernetes cordon + taint + node condition with kubectl.
+ *
+ * The rule that matters most: cmax only ever undoes what cmax did.  The
+ * node's current state is read first; a drain, down or cordon that carries
+ * someone else's reason is left exactly as it is (an operator's
+ * "maintenance" drain must survive a health agent). */
+#include "health/health.h"
+#include "core/clock.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TAINT_KEY "cmax.io/xid"
+#define COND_TYPE "CmaxGpuXid"
+
+const char *node_decision_name(enum node_decision d)
+{
+	static const char *const n[] = {
+		"none", "drain", "already_drained", "foreign_drain", "resume", "error",
+		"no_scheduler",
+	};
+	return d <= ND_NO_SCHEDULER ? n[d] : "none";
+}
+
+/* Value of " KEY=" in a `scontrol show node -o` line, up to the next space. */
+static void field(const char *s, const char *e, const char *key, char *out, size_t n)
+{
+	size_t kl = strlen(key);
+	const char *p = s;
+	out[0] = 0;
+	while ((p = memmem(p, (size_t)(e - p), key, kl))) {
+		if (p == s || p[-1] == ' ')
+			break;
+		p += kl;
+	}
+	if (!p)
+		return;
+	p += kl;
+	const char *q = p;
+	while (q < e && *q != ' ')
+		q++;
+	snprintf(out, n, "%.*s", (int)(q - p), p);
+}
+
+int slurm_node_parse(const char *out, size_t len, const char *node, struct slurm_node *n)
+{
+	const char *s = out, *e;
+
+	memset(n, 0, sizeof(*n));
+	if (!out)
+		return -1;
+	/* first line that starts with NodeName= (the requested node if named) */
+	while (s < out + len) {
+		e = memchr(s, '\n', (size_t)(out + len - s));
+		if (!e)
+			e = out + len;
+		if (e - s > 9 && !memcmp(s, "NodeName=", 9)) {
+			char name[256];
+			field(s, e, "NodeName=", name, sizeof(name));
+			if (!node || !*node || !strcmp(name, node))
+				goto found;
+		}
+		s = e + 1;
+	}
+	return -1;
+found:
+	n->found = 1;
+	field(s, e, "State=", n->state, sizeof(n->state));
+	/* Reason= is free text with spaces, ending in " [user@time]" */
+	const char *r = NULL, *p = s;
+	while ((p = memmem(p, (size_t)(e - p), " Reason=", 8))) {
+		r = p + 8;
+		break;
+	}
+	if (r) {
+		const char *end = e;
+		/* cut the " [user@YYYY-MM-DDTHH:MM:SS]" stamp, the last bracket pair */
+		for (const char *b = e - 1; b > r; b--)
+			if (*b == '[' && b[-1] == ' ' && memchr(b, '@', (size_t)(e - b)) &&
+			    memchr(b, ']', (size_t)(e - b))) {
+				end = b - 1;
+				break;
+			}
+		while (end > r && end[-1] == ' ')
+			end--;
+		if (end - r == 4 && !memcmp(r, "none", 4))
+			end = r;
+		snprintf(n->reason, sizeof(n->reason), "%.*s", (int)(end - r), r);
+	}
+	/* State=IDLE+DRAIN, DOWN+NOT_RESPONDING, MIXED+DRAIN, DRAINED... */
+	char up[128];
+	size_t i;
+	for (i = 0; n->state[i] && i + 1 < sizeof(up); i++)
+		up[i] = (char)(n->state[i] >= 'a' && n->state[i] <= 'z' ? n->state[i] - 32 : n->state[i]);
+	up[i] = 0;
+	n->drain = strstr(up, "DRAIN") != NULL;
+	n->down = strstr(up, "DOWN") != NULL;
+	n->fail = strstr(up, "FAIL") != NULL;
+	return 0;
+}
+
+static void set(struct sched_result *r, enum node_decision d, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set(struct sched_result *r, enum node_decision d, const char *fmt, ...)
+{
+	struct strbuf sb = STRBUF_INIT;
+	va_list ap;
+	va_start(ap, fmt);
+	sb_vaddf(&sb, fmt, ap);
+	va_end(ap);
+	free(r->detail);
+	r->detail = sb_detach(&sb);
+	r->decision = d;
+}
+
+/* Run (or, under --dry-run for a changing command, only plan) argv; the
+ * record goes to r->commands.  Returns 0 when it ran and exited 0. */
+static int run(const struct sched_opts *o, struct sched_result *r, const char *const argv[],
+	       int changes, struct cmd_result *keep)
+{
+	struct run_opts ro = { .timeout_ms = o->timeout_ms };
+	struct cmd_result res;
+	json_t *rec;
+	int ok;
+
+	if (!r->commands)
+		r->commands = json_array();
+	if (changes && o->dry_run) {
+		struct strbuf sb = STRBUF_INIT;
+		for (int i = 0; argv[i]; i++) {
+			sb_adds(&sb, i ? " " : "");
+			if (strpbrk(argv[i], " \"'{}$;&|<>*?")) {
+				sb_adds(&sb, "'");
+				for (const char *q = argv[i]; *q; q++)
+					sb_adds(&sb, *q == '\'' ? "'\\''" : (char[2]){ *q, 0 });
+				sb_adds(&sb, "'");
+			} else {
+				sb_adds(&sb, argv[i]);
+			}
+		}
+		rec = json_object();
+		json_object_set_new(rec, "command", json_string(sb_str(&sb)));
+		json_object_set_new(rec, "planned", json_true());
+		json_array_append_new(r->commands, rec);
+		sb_free(&sb);
+		return 0;
+	}
+	runner_run(argv, &ro, &res);
+	ok = cmd_ok(&res);
+	json_array_append_new(r->commands, cmd_evidence(&res, 400));
+	if (keep)
+		*keep = res;
+	else
+		cmd_result_free(&res);
+	return ok ? 0 : -1;
+}
+
+/* One line: the command, how it ended, the last line of its stderr. */
+static char *fail_line(struct cmd_result *res)
+{
+	char *d = cmd_describe(res), *e = res->err_len ? str_trim(res->err) : NULL, *nl;
+	if (e && (nl = strrchr(e, '\n')))
+		e = nl + 1;
+	char *s = xasprintf("%s: %s%s%.200s", res->cmdline ? res->cmdline : "?", d, e ? ": " : "",
+			    e ? e : "");
+	free(d);
+	return s;
+}
+
+/* ---- Slurm ---- */
+
+static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct slurm_node *n)
+{
+	const char *argv[] = { "scontrol", "show", "node", "-o", o->node, NULL };
+	struct cmd_result res;
+
+	if (run(o, r, argv, 0, &res) < 0) {
+		char *f = fail_line(&res);
+		set(r, res.outcome == RUN_NOT_FOUND ? ND_NO_SCHEDULER : ND_ERROR,
+		    "cannot read node %s: %s", o->node, f);
+		free(f);
+		cmd_result_free(&res);
+		return -1;
+	}
+	if (slurm_node_parse(res.out, res.out_len, o->node, n) < 0) {
+		set(r, ND_ERROR, "scontrol did not describe node %s", o->node);
+		cmd_result_free(&res);
+		return -1;
+	}
+	cmd_result_free(&res);
+	return 0;
+}
+
+static void slurm_isolate(const struct sched_opts *o, const char *reason, struct sched_result *r)
+{
+	struct slurm_node n;
+
+	if (slurm_read(o, r, &n) < 0)
+		return;
+	if (n.drain || n.down || n.fail) {
+		if (!strncmp(n.reason, HEALTH_REASON_PREFIX, strlen(HEALTH_REASON_PREFIX)))
+			set(r, ND_ALREADY, "node %s is already %s by cmax (%s)", o->node, n.state, n.reason);
+		else
+			set(r, ND_FOREIGN, "node %s is %s with someone else's reason \"%s\": left alone",
+			    o->node, n.state, n.reason[0] ? n.reason : "(none)");
+		return;
+	}
+	char *rs = xasprintf("Reason=%s", reason);
+	char *nn = xasprintf("NodeName=%s", o->node);
+	const char *argv[] = { "scontrol", "update", nn, "State=DRAIN", rs, NULL };
+	struct cmd_result res;
+	if (o->dry_run) {
+		run(o, r, argv, 1, NULL);
+		set(r, ND_DRAIN, "would drain node %s (was %s): %s", o->node, n.state, reason);
+	} else if (run(o, r, argv, 1, &res) == 0) {
+		set(r, ND_DRAIN, "drained node %s (was %s): %s", o->node, n.state, reason);
+		cmd_result_free(&res);
+	} else {
+		char *f = fail_line(&res);
+		set(r, ND_ERROR, "could not drain node %s: %s", o->node, f);
+		free(f);
+		cmd_result_free(&res);
+	}
+	free(rs);
+	free(nn);
+}
+
+static void slurm_resume(const struct sched_opts *o, struct sched_result *r)
+{
+	struct slurm_node n;
+
+	if (slurm_read(o, r, &n) < 0)
+		return;
+	if (!n.drain && !n.down && !n.fail) {
+		set(r, ND_NOTHING, "node %s is %s: nothing to resume", o->node, n.state);
+		return;
+	}
+	if (strncmp(n.reason, HEALTH_REASON_PREFIX, strlen(HEALTH_REASON_PREFIX))) {
+		set(r, ND_FOREIGN, "node %s is %s with someone else's reason \"%s\": not resumed",
+		    o->node, n.state, n.reason[0] ? n.reason : "(none)");
+		return;
+	}
+	char *nn = xasprintf("NodeName=%s", o->node);
+	const char *argv[] = { "scontrol", "update", nn, "State=RESUME", NULL };
+	struct cmd_result res;
+	if (o->dry_run) {
+		run(o, r, argv, 1, NULL);
+		set(r, ND_RESUME, "would resume node %s (cmax's drain: %s)", o->node, n.reason);
+	} else if (run(o, r, argv, 1, &res) == 0) {
+		set(r, ND_RESUME, "resumed node %s (cmax's drain: %s)", o->node, n.reason);
+		cmd_result_free(&res);
+	} else {
+		char *f = fail_line(&res);
+		set(r, ND_ERROR, "could not resume node %s: %s", o->node, f);
+		free(f);
+		cmd_result_free(&res);
+	}
+	free(nn);
+}
+
+/* ---- Kubernetes ---- */
+
+struct k8s_node {
+	int unschedulable;
+	int cmax_taint;
+};
+
+static int k8s_read(const struct sched_opts *o, struct sched_result *r, struct k8s_node *n)
+{
+	const char *argv[] = { "kubectl", "get", "node", o->node, "-o", "json", NULL };
+	struct cmd_result res;
+	json_error_t je;
+	json_t *doc, *spec, *t;
+	size_t i;
+
+	memset(n, 0, sizeof(*n));
+	if (run(o, r, argv, 0, &res) < 0) {
+		char *f = fail_line(&res);
+		set(r, res.outcome == RUN_NOT_FOUND ? ND_NO_SCHEDULER : ND_ERROR,
+		    "cannot read node %s: %s", o->node, f);
+		free(f);
+		cmd_result_free(&res);
+		return -1;
+	}
+	doc = json_loadb(res.out, res.out_len, 0, &je);
+	cmd_result_free(&res);
+	if (!json_is_object(doc)) {
+		set(r, ND_ERROR, "kubectl get node %s: not a JSON object", o->node);
+		json_decref(doc);
+		return -1;
+	}
+	spec = json_object_get(doc, "spec");
+	n->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
+	json_array_foreach(json_object_get(spec, "taints"), i, t) {
+		const char *k = json_string_value(json_object_get(t, "key"));
+		if (k && !strcmp(k, TAINT_KEY))
+			n->cmax_taint = 1;
+	}
+	json_decref(doc);
+	return 0;
+}
+
+static char *condition_patch(const char *status, const char *why, const char *message)
+{
+	char now[32];
+	clock_iso(clock_now(), now, sizeof(now));
+	json_t *c = json_pack("{s:s,s:s,s:s,s:s,s:s,s:s}", "type", COND_TYPE, "status", status,
+			      "reason", why, "message", message, "lastTransitionTime", now,
+			      "lastHeartbeatTime", now);
+	json_t *p = json_pack("{s:{s:[o]}}", "status", "conditions", c);
+	char *s = json_dumps(p, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(p);
+	return s;
+}
+
+static void k8s_isolate(const struct sched_opts *o, int code, int sxid, const char *reason,
+			struct sched_result *r)
+{
+	struct k8s_node n;
+
+	if (k8s_read(o, r, &n) < 0)
+		return;
+	if (n.cmax_taint) {
+		set(r, ND_ALREADY, "node %s already carries the %s taint", o->node, TAINT_KEY);
+		return;
+	}
+	if (n.unschedulable) {
+		set(r, ND_FOREIGN, "node %s was cordoned by someone else: left alone", o->node);
+		return;
+	}
+	char *taint = xasprintf(TAINT_KEY "=%s%d:NoSchedule", sxid ? "sxid-" : "", code);
+	char *why = xasprintf("%s%d", sxid ? "SXid" : "Xid", code);
+	char *patch = condition_patch("True", why, reason);
+	const char *cordon[] = { "kubectl", "cordon", o->node, NULL };
+	const char *tcmd[] = { "kubectl", "taint", "node", o->node, taint, "--overwrite", NULL };
+	const char *pcmd[] = { "kubectl", "patch", "node", o->node, "--subresource=status",
+			       "--type=strategic", "-p", patch, NULL };
+	int bad = 0;
+	bad |= run(o, r, cordon, 1, NULL);
+	bad |= run(o, r, tcmd, 1, NULL);
+	bad |= run(o, r, pcmd, 1, NULL);
+	if (bad)
+		set(r, ND_ERROR, "could not fully isolate node %s (see commands)", o->node);
+	else
+		set(r, ND_DRAIN, "%s node %s, taint %s, condition %s=True: %s",
+		    o->dry_run ? "would cordon" : "cordoned", o->node, taint, COND_TYPE, reason);
+	free(taint);
+	free(why);
+	free(patch);
+}
+
+static void k8s_resume(const struct sched_opts *o, struct sched_result *r)
+{
+	struct k8s_node n;
+
+	if (k8s_read(o, r, &n) < 0)
+		return;
+	if (!n.cmax_taint) {
+		if (n.unschedulable)
+			set(r, ND_FOREIGN, "node %s was cordoned by someone else: not uncordoned", o->node);
+		else
+			set(r, ND_NOTHING, "node %s is schedulable: nothing to resume", o->node);
+		return;
+	}
+	char *patch = condition_patch("False", "NoXid", "no new Xid since the last pass");
+	const char *uncordon[] = { "kubectl", "uncordon", o->node, NULL };
+	const char *tcmd[] = { "kubectl", "taint", "node", o->node, TAINT_KEY ":NoSchedule-", NULL };
+	const char *pcmd[] = { "kubectl", "patch", "node", o->node, "--subresource=status",
+			       "--type=strategic", "-p", patch, NULL };
+	int bad = 0;
+	bad |= run(o, r, tcmd, 1, NULL);
+	bad |= run(o, r, pcmd, 1, NULL);
+	bad |= run(o, r, uncordon, 1, NULL);
+	if (bad)
+		set(r, ND_ERROR, "could not fully return node %s (see commands)", o->node);
+	else
+		set(r, ND_RESUME, "%s node %s", o->dry_run ? "would uncordon" : "uncordoned", o->node);
+	free(patch);
+}
+
+void sched_isolate(const struct sched_opts *o, int code, int sxid, const char *reason,
+		   struct sched_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (o->k8s)
+		k8s_isolate(o, code, sxid, reason, r);
+	else
+		slurm_isolate(o, reason, r);
+}
+
+void sched_resume(const struct sched_opts *o, struct sched_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	if (o->k8s)
+		k8s_resume(o, r);
+	else
+		slurm_resume(o, r);
+}
+
+void sched_result_free(struct sched_result *r)
+{
+	free(r->detail);
+	json_decref(r->commands);
+	memset(r, 0, sizeof(*r));
+}

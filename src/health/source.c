@@ -1,0 +1,337 @@
+/* Log sources for cmax health: a file, the /dev/kmsg ring, the journal.
+ *
+ * Speed matters here: a week of kernel log on a busy node is gigabytes of
+ * noise around a handful of driver lines.  So the scan never looks at a
+ * line without a marker: it jumps from one "NVRM: " / "SXid (" hit to the
+ * next (next_marker: one vectorised pass for both) and parses only the
+ * line around a hit.  Files are mapped, not copied; nothing is allocated per line. */
+#include "health/health.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void add_event(struct xid_classifier *c, struct kmsg_event *ev, long long boot_epoch_us)
+{
+	if (!ev->has_wall && ev->has_mono && boot_epoch_us > 0) {
+		ev->has_wall = 1;
+		ev->wall = (boot_epoch_us + ev->mono_us) / 1000000;
+	}
+	xid_classifier_add(c, ev);
+}
+
+static int is_marker(const char *s, const char *e)
+{
+	return e - s >= 6 && (!memcmp(s, "NVRM: ", 6) || !memcmp(s, "SXid (", 6));
+}
+
+/* Start of the next "NVRM: " or "SXid (" at or after p, or NULL.  One pass
+ * for both markers: 64 bytes at a time are compared against their second
+ * bytes ('V', 'X', both rare in kernel text) with vector compares (GCC
+ * vector extensions: SSE2 on x86-64, NEON on arm64, plain code elsewhere),
+ * and only the candidates are checked in full. */
+typedef signed char v16 __attribute__((vector_size(16)));
+
+static const char *next_marker(const char *p, const char *e)
+{
+	const char *q = p + 1;
+	const v16 vv = { 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V', 'V' };
+	const v16 vx = { 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X', 'X' };
+
+	if (p >= e)
+		return NULL;
+	while (e - q >= 64) {
+		v16 a, b, c, d, m;
+		memcpy(&a, q, 16);
+		memcpy(&b, q + 16, 16);
+		memcpy(&c, q + 32, 16);
+		memcpy(&d, q + 48, 16);
+		m = (a == vv) | (a == vx) | (b == vv) | (b == vx) | (c == vv) | (c == vx) |
+		    (d == vv) | (d == vx);
+		unsigned long long lo, hi;
+		memcpy(&lo, &m, 8);
+		memcpy(&hi, (char *)&m + 8, 8);
+		if (lo | hi) {
+			for (int i = 0; i < 64; i++)
+				if ((q[i] == 'V' || q[i] == 'X') && is_marker(q + i - 1, e))
+					return q + i - 1;
+		}
+		q += 64;
+	}
+	for (; q < e; q++)
+		if ((*q == 'V' || *q == 'X') && is_marker(q - 1, e))
+			return q - 1;
+	return NULL;
+}
+
+size_t health_scan(struct xid_classifier *c, struct kmsg_ctx *ctx, const char *buf, size_t len,
+		   int final, long long boot_epoch_us, size_t *events)
+{
+	const char *p = buf, *e = buf + len;
+	const char *done = buf;	/* everything before it is consumed */
+	struct kmsg_event ev;
+
+	while (p < e) {
+		const char *ls, *le, *m;
+		if (ctx->pending_lines > 0) {
+			/* inside a multi-line notice: every line counts */
+			ls = p;
+		} else {
+			m = next_marker(p, e);
+			if (!m)
+				break;
+			ls = m;
+			while (ls > p && ls[-1] != '\n')
+				ls--;
+		}
+		le = memchr(ls, '\n', (size_t)(e - ls));
+		if (!le) {
+			if (!final)
+				return (size_t)(done - buf);
+			le = e;
+		}
+		if (kmsg_parse_line_ctx(ctx, ls, (size_t)(le - ls), &ev) != KMSG_NONE) {
+			add_event(c, &ev, boot_epoch_us);
+			(*events)++;
+		}
+		p = le < e ? le + 1 : e;
+		done = p;
+	}
+	if (final)
+		return len;
+	/* no more markers: consume up to the last complete line */
+	const char *nl = e > done ? memrchr(done, '\n', (size_t)(e - done)) : NULL;
+	return nl ? (size_t)(nl + 1 - buf) : (size_t)(done - buf);
+}
+
+char *hsrc_key(const struct hsrc *s)
+{
+	switch (s->kind) {
+	case HSRC_KMSG:
+		return xstrdup("kmsg");
+	case HSRC_JOURNAL:
+		return xstrdup("journal");
+	case HSRC_FILE:
+	default:
+		return xasprintf("file:%s", s->path);
+	}
+}
+
+/* ---- file ---- */
+
+static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
+		     struct hsrc_read *st, char **err)
+{
+	struct stat sb;
+	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ENOENT) {
+			/* not there yet: whatever appears later is new */
+			st->absent = 1;
+			pos->valid = 1;
+			pos->dev = pos->ino = 0;
+			pos->offset = 0;
+			return 0;
+		}
+		*err = xasprintf("%s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) < 0) {
+		*err = xasprintf("%s: %s", s->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	unsigned long long size = (unsigned long long)sb.st_size, off = pos->offset;
+	if (pos->valid && (pos->dev || pos->ino) &&
+	    (pos->dev != (unsigned long long)sb.st_dev || pos->ino != (unsigned long long)sb.st_ino)) {
+		st->rotated = 1;	/* a new file under the old name */
+		off = 0;
+	} else if (pos->valid && off > size) {
+		st->rotated = 1;	/* truncated in place */
+		off = 0;
+	}
+	if (s->from_start)
+		off = 0;
+	else if (!pos->valid && s->from_end)
+		off = size, st->skipped = 1;
+	pos->valid = 1;
+	pos->dev = sb.st_dev;
+	pos->ino = sb.st_ino;
+
+	struct kmsg_ctx ctx = KMSG_CTX_INIT;
+	if (size > off && S_ISREG(sb.st_mode)) {
+		long pg = sysconf(_SC_PAGESIZE);
+		unsigned long long base = off - off % (unsigned long long)pg;
+		size_t maplen = (size_t)(size - base);
+		char *map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
+				 (off_t)base);
+		if (map != MAP_FAILED) {
+			madvise(map, maplen, MADV_SEQUENTIAL);
+			size_t used = health_scan(c, &ctx, map + (off - base), (size_t)(size - off), 0,
+						  0, &st->events);
+			st->bytes += (size_t)(size - off);
+			off += used;
+			munmap(map, maplen);
+			pos->offset = off;
+			close(fd);
+			return 0;
+		}
+	}
+	/* not mappable (a pipe, procfs, an odd filesystem): large reads */
+	if (lseek(fd, (off_t)off, SEEK_SET) < 0 && off) {
+		*err = xasprintf("%s: cannot seek: %s", s->path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	size_t cap = 8u << 20, have = 0;
+	char *buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n = read(fd, buf + have, cap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		have += (size_t)n;
+		st->bytes += (size_t)n;
+		size_t used = health_scan(c, &ctx, buf, have, 0, 0, &st->events);
+		off += used;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (have == cap) {	/* one line longer than the buffer: drop it */
+			off += have;
+			have = 0;
+		}
+	}
+	free(buf);
+	pos->offset = off;
+	close(fd);
+	return 0;
+}
+
+/* ---- /dev/kmsg ---- */
+
+static int read_kmsg(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
+		     struct hsrc_read *st, char **err)
+{
+	int fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	char rec[8192];
+	struct kmsg_ctx ctx = KMSG_CTX_INIT;
+	int judge = pos->valid || s->from_start;
+	long long last = (pos->valid && !s->from_start) ? pos->seq : -1;
+
+	if (fd < 0) {
+		*err = xasprintf("%s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	if (!judge)
+		st->skipped = 1;
+	for (;;) {
+		ssize_t n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE)
+			continue;	/* records overwritten under us: go on with the next */
+		if (n <= 0)
+			break;
+		st->bytes += (size_t)n;
+		/* "prio,seq,ts,flags;message\n KEY=val\n": the sequence number is the position */
+		const char *c1 = memchr(rec, ',', (size_t)n);
+		long long seq = c1 ? strtoll(c1 + 1, NULL, 10) : -1;
+		if (seq > pos->seq || !pos->valid)
+			pos->seq = seq;
+		if (!judge || (last >= 0 && seq <= last))
+			continue;
+		const char *nl = memchr(rec, '\n', (size_t)n);
+		size_t l = nl ? (size_t)(nl - rec) : (size_t)n;
+		struct kmsg_event ev;
+		if (kmsg_parse_line_ctx(&ctx, rec, l, &ev) != KMSG_NONE) {
+			add_event(c, &ev, s->boot_epoch_us);
+			st->events++;
+		}
+	}
+	close(fd);
+	pos->valid = 1;
+	return 0;
+}
+
+/* ---- journal ---- */
+
+static int read_journal(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
+			struct hsrc_read *st, char **err)
+{
+	const char *argv[10];
+	char *after = NULL;
+	int k = 0, judge = pos->valid || s->from_start;
+	struct run_opts ro = { .timeout_ms = s->cmd_timeout_ms, .cap_out = 256u << 20 };
+	struct cmd_result res;
+
+	argv[k++] = "journalctl";
+	argv[k++] = "-k";
+	argv[k++] = "-o";
+	argv[k++] = "short-iso";
+	argv[k++] = "--no-pager";
+	argv[k++] = "--show-cursor";
+	if (!judge) {
+		argv[k++] = "-n";	/* the newest entry only, for its cursor */
+		argv[k++] = "1";
+		st->skipped = 1;
+	} else if (pos->valid && pos->cursor[0] && !s->from_start) {
+		after = xasprintf("--after-cursor=%s", pos->cursor);
+		argv[k++] = after;
+	} else {
+		argv[k++] = "-b";
+	}
+	argv[k] = NULL;
+	runner_run(argv, &ro, &res);
+	free(after);
+	if (res.outcome != RUN_EXITED || res.exit_code != 0) {
+		char *d = cmd_describe(&res);
+		*err = xasprintf("journalctl: %s%s%.200s", d, res.err_len ? ": " : "",
+				 res.err ? str_trim(res.err) : "");
+		free(d);
+		cmd_result_free(&res);
+		return -1;
+	}
+	st->bytes = res.out_len;
+	/* the last line is "-- cursor: s=..." */
+	char *cur = NULL;
+	for (char *q = res.out; (q = strstr(q, "-- cursor: ")); q += 11)
+		cur = q;
+	size_t body = cur ? (size_t)(cur - res.out) : res.out_len;
+	if (cur) {
+		char *v = cur + 11, *nl = strchr(v, '\n');
+		snprintf(pos->cursor, sizeof(pos->cursor), "%.*s",
+			 (int)(nl ? nl - v : (long)strlen(v)), v);
+	}
+	if (judge) {
+		struct kmsg_ctx ctx = KMSG_CTX_INIT;
+		health_scan(c, &ctx, res.out, body, 1, 0, &st->events);
+	}
+	pos->valid = 1;
+	cmd_result_free(&res);
+	return 0;
+}
+
+int hsrc_read(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
+	      struct hsrc_read *st, char **err)
+{
+	memset(st, 0, sizeof(*st));
+	*err = NULL;
+	switch (s->kind) {
+	case HSRC_KMSG:
+		return read_kmsg(s, pos, c, st, err);
+	case HSRC_JOURNAL:
+		return read_journal(s, pos, c, st, err);
+	case HSRC_FILE:
+	default:
+		return read_file(s, pos, c, st, err);
+	}
+}

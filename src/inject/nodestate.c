@@ -1,0 +1,403 @@
+/* What the scheduler says about one node, from `scontrol show node -o`,
+ * `sinfo -h -N -o '%N|%T|%E|%H'` or `kubectl get node -o json`, reduced to
+ * the questions the timing needs: schedulable, isolated, changed.  Pure
+ * functions over untrusted text: every field is bounded and printable. */
+#include "inject.h"
+#include "core/strbuf.h"
+
+#include <ctype.h>
+#include <string.h>
+
+static void copy_field(char *dst, size_t n, const char *s, size_t len)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < len && k + 1 < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		dst[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
+	}
+	dst[k] = 0;
+}
+
+static const struct {
+	const char *name;
+	enum nv_base base;
+	unsigned flags;
+} words[] = {
+	/* scontrol bases and flags */
+	{ "IDLE", NVB_IDLE, 0 }, { "ALLOCATED", NVB_ALLOCATED, 0 }, { "ALLOC", NVB_ALLOCATED, 0 },
+	{ "MIXED", NVB_MIXED, 0 }, { "MIX", NVB_MIXED, 0 }, { "DOWN", NVB_DOWN, 0 },
+	{ "ERROR", NVB_ERROR, 0 }, { "FUTURE", NVB_FUTURE, 0 }, { "FUTR", NVB_FUTURE, 0 },
+	{ "UNKNOWN", NVB_UNKNOWN, 0 }, { "UNK", NVB_UNKNOWN, 0 },
+	{ "DRAIN", NVB_UNKNOWN, NVF_DRAIN }, { "NOT_RESPONDING", NVB_UNKNOWN, NVF_NOT_RESPONDING },
+	{ "FAIL", NVB_UNKNOWN, NVF_FAIL }, { "MAINTENANCE", NVB_UNKNOWN, NVF_MAINT },
+	{ "MAINT", NVB_UNKNOWN, NVF_MAINT },
+	{ "REBOOT_REQUESTED", NVB_UNKNOWN, NVF_REBOOT_REQUESTED },
+	{ "REBOOT_ISSUED", NVB_UNKNOWN, NVF_REBOOT_ISSUED },
+	{ "POWERED_DOWN", NVB_UNKNOWN, NVF_POWERED_DOWN }, { "POWER_DOWN", NVB_UNKNOWN, NVF_POWERING_DOWN },
+	{ "POWERING_DOWN", NVB_UNKNOWN, NVF_POWERING_DOWN }, { "POWERING_UP", NVB_UNKNOWN, NVF_POWERING_UP },
+	{ "POWER_UP", NVB_UNKNOWN, NVF_POWERING_UP }, { "INVALID_REG", NVB_UNKNOWN, NVF_INVALID_REG },
+	{ "INVAL", NVB_UNKNOWN, NVF_INVALID_REG }, { "COMPLETING", NVB_COMPLETING, NVF_COMPLETING },
+	{ "COMP", NVB_COMPLETING, NVF_COMPLETING },
+	/* sinfo %T long names that are not scontrol words */
+	{ "DRAINED", NVB_IDLE, NVF_DRAIN | NVF_DRAINED }, { "DRAINING", NVB_ALLOCATED, NVF_DRAIN },
+	{ "DRNG", NVB_ALLOCATED, NVF_DRAIN }, { "FAILING", NVB_ALLOCATED, NVF_FAIL },
+	{ "FAILG", NVB_ALLOCATED, NVF_FAIL }, { "REBOOT", NVB_UNKNOWN, NVF_REBOOT_REQUESTED },
+	{ "POW_DN", NVB_UNKNOWN, NVF_POWERING_DOWN }, { "POW_UP", NVB_UNKNOWN, NVF_POWERING_UP },
+	{ "PLANNED", NVB_IDLE, 0 }, { "PLND", NVB_IDLE, 0 }, { "RESERVED", NVB_IDLE, 0 },
+	{ "RESV", NVB_IDLE, 0 },
+};
+
+/* One state word with sinfo's suffix characters. */
+static void apply_word(struct node_view *v, const char *w, size_t len, int is_base)
+{
+	while (len && strchr("*~#!%$@^-+", w[len - 1])) {
+		switch (w[len - 1]) {
+		case '*': v->flags |= NVF_NOT_RESPONDING; break;
+		case '~': v->flags |= NVF_POWERED_DOWN; break;
+		case '#': v->flags |= NVF_POWERING_UP; break;
+		case '!':
+		case '%': v->flags |= NVF_POWERING_DOWN; break;
+		case '@': v->flags |= NVF_REBOOT_REQUESTED; break;
+		case '^': v->flags |= NVF_REBOOT_ISSUED; break;
+		default: break; /* $ maintenance reservation, - planned, + completing jobs */
+		}
+		len--;
+	}
+	char up[32];
+	if (len == 0 || len >= sizeof up)
+		return;
+	for (size_t i = 0; i < len; i++)
+		up[i] = (char)toupper((unsigned char)w[i]);
+	up[len] = 0;
+	for (size_t i = 0; i < sizeof words / sizeof *words; i++) {
+		if (strcmp(words[i].name, up))
+			continue;
+		v->flags |= words[i].flags;
+		if (is_base && (words[i].base != NVB_UNKNOWN || !words[i].flags))
+			v->base = words[i].base;
+		return;
+	}
+	if (is_base)
+		v->base = NVB_OTHER;
+}
+
+static void parse_state(struct node_view *v, const char *s, size_t len)
+{
+	copy_field(v->state, sizeof v->state, s, len);
+	size_t i = 0;
+	int first = 1;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && s[j] != '+')
+			j++;
+		/* "allocated+" (sinfo: jobs completing) leaves an empty word */
+		apply_word(v, s + i, j - i, first);
+		first = 0;
+		i = j + 1;
+	}
+}
+
+/* Value of " KEY=" in line[0..len): start and length up to the next blank. */
+static const char *find_key(const char *line, size_t len, const char *key, size_t *vlen)
+{
+	size_t kl = strlen(key);
+	for (size_t i = 0; i + kl <= len; i++) {
+		if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, key, kl)) {
+			const char *v = line + i + kl;
+			size_t n = 0;
+			while (v + n < line + len && v[n] != ' ')
+				n++;
+			*vlen = n;
+			return v;
+		}
+	}
+	return NULL;
+}
+
+/* " [user@YYYY-MM-DDTHH:MM:SS]" at s (length of it, or 0). */
+static size_t reason_stamp(const char *s, size_t len, const char **user, size_t *ulen, const char **t)
+{
+	if (len < 4 || s[0] != ' ' || s[1] != '[')
+		return 0;
+	size_t i = 2;
+	while (i < len && s[i] != '@' && s[i] != ']' && s[i] != ' ')
+		i++;
+	if (i >= len || s[i] != '@' || i + 1 + 19 + 1 > len)
+		return 0;
+	const char *ts = s + i + 1;
+	for (int k = 0; k < 19; k++) {
+		char c = ts[k];
+		int ok = (k == 4 || k == 7) ? c == '-' : k == 10 ? c == 'T' : (k == 13 || k == 16) ? c == ':'
+										  : isdigit((unsigned char)c);
+		if (!ok)
+			return 0;
+	}
+	if (ts[19] != ']')
+		return 0;
+	*user = s + 2;
+	*ulen = i - 2;
+	*t = ts;
+	return i + 1 + 19 + 1;
+}
+
+static void parse_reason(struct node_view *v, const char *line, size_t len)
+{
+	const char *r = NULL;
+	for (size_t i = 0; i + 7 <= len; i++)
+		if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, "Reason=", 7)) {
+			r = line + i + 7;
+			break;
+		}
+	if (!r)
+		return;
+	size_t rl = (size_t)(line + len - r);
+	for (size_t i = 0; i < rl; i++) {
+		const char *user, *t;
+		size_t ulen;
+		size_t sl = reason_stamp(r + i, rl - i, &user, &ulen, &t);
+		if (sl) {
+			copy_field(v->reason, sizeof v->reason, r, i);
+			copy_field(v->reason_user, sizeof v->reason_user, user, ulen);
+			copy_field(v->reason_time, sizeof v->reason_time, t, 19);
+			return;
+		}
+	}
+	copy_field(v->reason, sizeof v->reason, r, rl);
+}
+
+int nv_parse_scontrol(const char *out, size_t len, const char *node, struct node_view *v)
+{
+	memset(v, 0, sizeof *v);
+	v->ready = -1;
+	const char *p = out, *end = out + len;
+	while (out && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		size_t ll = (size_t)(le - p);
+		while (ll && (p[0] == ' ' || p[0] == '\t')) {
+			p++;
+			ll--;
+		}
+		size_t nlen;
+		const char *name = ll > 9 && !memcmp(p, "NodeName=", 9) ? p + 9 : NULL;
+		if (name) {
+			nlen = 0;
+			while (name + nlen < le && name[nlen] != ' ')
+				nlen++;
+			if (!node || (strlen(node) == nlen && !memcmp(name, node, nlen))) {
+				v->found = 1;
+				copy_field(v->name, sizeof v->name, name, nlen);
+				size_t sl;
+				const char *st = find_key(p, ll, "State=", &sl);
+				if (st)
+					parse_state(v, st, sl);
+				const char *bt = find_key(p, ll, "BootTime=", &sl);
+				if (bt)
+					copy_field(v->boot_time, sizeof v->boot_time, bt, sl);
+				parse_reason(v, p, ll);
+				return 0;
+			}
+		}
+		p = nl ? nl + 1 : end;
+	}
+	return -1;
+}
+
+int nv_parse_sinfo(const char *out, size_t len, struct node_view *v)
+{
+	memset(v, 0, sizeof *v);
+	v->ready = -1;
+	if (!out)
+		return -1;
+	const char *nl = memchr(out, '\n', len);
+	size_t ll = nl ? (size_t)(nl - out) : len;
+	while (ll && (out[ll - 1] == '\r' || out[ll - 1] == ' '))
+		ll--;
+	const char *f[5];
+	size_t fl[5];
+	int nf = 0;
+	const char *s = out;
+	for (size_t i = 0; i <= ll && nf < 5; i++) {
+		if (i == ll || out[i] == '|') {
+			f[nf] = s;
+			fl[nf] = (size_t)(out + i - s);
+			nf++;
+			s = out + i + 1;
+		}
+	}
+	if (nf < 3 || nf > 4)
+		return -1;
+	int o = nf == 4;
+	if (fl[o] == 0)
+		return -1;
+	v->found = 1;
+	if (o)
+		copy_field(v->name, sizeof v->name, f[0], fl[0]);
+	parse_state(v, f[o], fl[o]);
+	if (!(fl[o + 1] == 4 && !memcmp(f[o + 1], "none", 4)))
+		copy_field(v->reason, sizeof v->reason, f[o + 1], fl[o + 1]);
+	if (!(fl[o + 2] == 7 && !memcmp(f[o + 2], "Unknown", 7)))
+		copy_field(v->reason_time, sizeof v->reason_time, f[o + 2], fl[o + 2]);
+	return 0;
+}
+
+static const char *jstr(json_t *o, const char *k)
+{
+	const char *s = json_string_value(json_object_get(o, k));
+	return s ? s : "";
+}
+
+int nv_parse_k8s(const char *out, size_t len, struct node_view *v)
+{
+	memset(v, 0, sizeof *v);
+	v->ready = -1;
+	v->k8s = 1;
+	if (!out)
+		return -1;
+	json_t *j = json_loadb(out, len, 0, NULL);
+	if (!json_is_object(j) || strcmp(jstr(j, "kind"), "Node")) {
+		json_decref(j);
+		return -1;
+	}
+	v->found = 1;
+	json_t *md = json_object_get(j, "metadata"), *spec = json_object_get(j, "spec");
+	json_t *st = json_object_get(j, "status");
+	const char *name = jstr(md, "name");
+	copy_field(v->name, sizeof v->name, name, strlen(name));
+	v->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
+	json_t *t;
+	size_t i;
+	json_array_foreach(json_object_get(spec, "taints"), i, t) {
+		if (v->ntaints >= NV_MAX_MARKS)
+			break;
+		char buf[256];
+		snprintf(buf, sizeof buf, "%s=%s:%s", jstr(t, "key"), jstr(t, "value"), jstr(t, "effect"));
+		copy_field(v->taints[v->ntaints++], sizeof v->taints[0], buf, strlen(buf));
+	}
+	json_array_foreach(json_object_get(st, "conditions"), i, t) {
+		if (v->nconds >= NV_MAX_MARKS)
+			break;
+		char buf[160];
+		snprintf(buf, sizeof buf, "%s=%s", jstr(t, "type"), jstr(t, "status"));
+		copy_field(v->conds[v->nconds++], sizeof v->conds[0], buf, strlen(buf));
+		if (!strcmp(jstr(t, "type"), "Ready"))
+			v->ready = !strcmp(jstr(t, "status"), "True");
+	}
+	const char *bid = jstr(json_object_get(st, "nodeInfo"), "bootID");
+	copy_field(v->boot_id, sizeof v->boot_id, bid, strlen(bid));
+	snprintf(v->state, sizeof v->state, "%s%s", v->ready == 1 ? "Ready" : v->ready == 0 ? "NotReady" : "Unknown",
+		 v->unschedulable ? ",SchedulingDisabled" : "");
+	v->base = v->ready == 1 ? NVB_IDLE : NVB_DOWN;
+	json_decref(j);
+	return 0;
+}
+
+static int has_mark(const char (*marks)[96], int n, const char *m)
+{
+	for (int i = 0; i < n; i++)
+		if (!strcmp(marks[i], m))
+			return 1;
+	return 0;
+}
+
+static int taint_blocks(const char *t)
+{
+	return str_ends(t, ":NoSchedule") || str_ends(t, ":NoExecute");
+}
+
+/* A blocking taint the node did not have before the test. */
+static int new_blocking_taint(const struct node_view *v, const struct node_view *base)
+{
+	for (int i = 0; i < v->ntaints; i++)
+		if (taint_blocks(v->taints[i]) && !(base && has_mark(base->taints, base->ntaints, v->taints[i])))
+			return 1;
+	return 0;
+}
+
+#define NVF_UNSCHEDULABLE (NVF_DRAIN | NVF_NOT_RESPONDING | NVF_FAIL | NVF_MAINT | NVF_REBOOT_REQUESTED | \
+			   NVF_REBOOT_ISSUED | NVF_POWERED_DOWN | NVF_POWERING_DOWN | NVF_INVALID_REG)
+
+int nv_schedulable(const struct node_view *v, const struct node_view *base)
+{
+	if (!v->found)
+		return 0;
+	if (v->k8s)
+		return !v->unschedulable && v->ready == 1 && !new_blocking_taint(v, base);
+	switch (v->base) {
+	case NVB_IDLE:
+	case NVB_ALLOCATED:
+	case NVB_MIXED:
+	case NVB_COMPLETING:
+		return !(v->flags & NVF_UNSCHEDULABLE);
+	default:
+		return 0;
+	}
+}
+
+int nv_isolated(const struct node_view *v, const struct node_view *base)
+{
+	if (!v->found)
+		return 0;
+	if (v->k8s)
+		return v->unschedulable || new_blocking_taint(v, base);
+	return (v->flags & (NVF_DRAIN | NVF_FAIL)) || v->base == NVB_DOWN;
+}
+
+int nv_detected(const struct node_view *v, const struct node_view *base)
+{
+	if (!nv_schedulable(v, base))
+		return 1;
+	if (!v->k8s || !base)
+		return 0;
+	for (int i = 0; i < v->ntaints; i++)
+		if (!has_mark(base->taints, base->ntaints, v->taints[i]))
+			return 1;
+	for (int i = 0; i < v->nconds; i++) {
+		int seen = 0;
+		for (int k = 0; k < base->nconds && !seen; k++)
+			seen = !strcmp(base->conds[k], v->conds[i]);
+		if (!seen)
+			return 1;
+	}
+	return 0;
+}
+
+void nv_describe(const struct node_view *v, char *buf, size_t n)
+{
+	if (!v->found) {
+		snprintf(buf, n, "node unknown to the scheduler");
+		return;
+	}
+	struct strbuf sb = STRBUF_INIT;
+	sb_addf(&sb, "%s", v->state[0] ? v->state : "?");
+	if (v->reason[0])
+		sb_addf(&sb, " reason=\"%s\"", v->reason);
+	for (int i = 0; i < v->ntaints; i++)
+		sb_addf(&sb, "%s%s", i ? "," : " taints=", v->taints[i]);
+	snprintf(buf, n, "%s", sb_str(&sb));
+	sb_free(&sb);
+}
+
+json_t *nv_json(const struct node_view *v)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "found", json_boolean(v->found));
+	json_object_set_new(o, "state", json_string(v->state));
+	json_object_set_new(o, "reason", v->reason[0] ? json_string(v->reason) : json_null());
+	if (v->reason_time[0])
+		json_object_set_new(o, "reason_time", json_string(v->reason_time));
+	if (v->reason_user[0])
+		json_object_set_new(o, "reason_user", json_string(v->reason_user));
+	if (v->k8s) {
+		json_object_set_new(o, "unschedulable", json_boolean(v->unschedulable));
+		json_t *a = json_array();
+		for (int i = 0; i < v->ntaints; i++)
+			json_array_append_new(a, json_string(v->taints[i]));
+		json_object_set_new(o, "taints", a);
+		a = json_array();
+		for (int i = 0; i < v->nconds; i++)
+			json_array_append_new(a, json_string(v->conds[i]));
+		json_object_set_new(o, "conditions", a);
+	}
+	return o;
+}
