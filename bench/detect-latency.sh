@@ -31,7 +31,6 @@ WATCH_PID=""
 cleanup() {
 	[ -n "$WATCH_PID" ] && kill "$WATCH_PID" 2>/dev/null
 	inject_slurm_down "$T/watch" "$T/poll"
-	inject_release_ports
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -75,9 +74,8 @@ have_watch=0
 # 1. watch mode: no HealthCheckProgram at all, the agent follows the file
 if [ $have_watch = 1 ]; then
 	B=$T/watch
-	P=$(inject_claim_port) || { echo "detect-latency: no free port block" >&2; exit 1; }
 	: >"$T/kern-node1.log"
-	BASE=$B CTLD_PORT=$P NNODES=1 HEALTH_PROGRAM="" "$SRCDIR/tests/slurm/slurm-up.sh" >"$T/up-watch.log" 2>&1 ||
+	BASE=$B NNODES=1 HEALTH_PROGRAM="" "$SRCDIR/tests/slurm/slurm-up.sh" >"$T/up-watch.log" 2>&1 ||
 		{ cat "$T/up-watch.log" >&2; exit 1; }
 	export SLURM_CONF=$B/etc/slurm.conf
 	"$CMAX" health watch --log-file "$T/kern-node1.log" --node node1 --state "$T/watch-state.json" \
@@ -93,11 +91,10 @@ fi
 
 # 2. polling: cmax health check as HealthCheckProgram every $HC s
 B=$T/poll
-P=$(inject_claim_port) || { echo "detect-latency: no free port block" >&2; exit 1; }
 : >"$T/kern-node1.log"
 mkdir -p "$B/etc"
 "$SRCDIR/tests/slurm/inject-hc-wrapper.sh" "$B/etc/hc.sh" "$CMAX" "$T" "$B/etc/slurm.conf"
-BASE=$B CTLD_PORT=$P NNODES=1 HEALTH_PROGRAM=$B/etc/hc.sh HC_INTERVAL=$HC "$SRCDIR/tests/slurm/slurm-up.sh" \
+BASE=$B NNODES=1 HEALTH_PROGRAM=$B/etc/hc.sh HC_INTERVAL=$HC "$SRCDIR/tests/slurm/slurm-up.sh" \
 	>"$T/up-poll.log" 2>&1 || { cat "$T/up-poll.log" >&2; exit 1; }
 export SLURM_CONF=$B/etc/slurm.conf
 sleep 1

@@ -8,14 +8,14 @@
 # core count. A benchmark, not a test. Needs root and Debian's Slurm
 # packages (slurm-wlm slurmctld slurmd slurm-client munge).
 #
-#   bench/fleet-scale.sh            # SIZES="1 8 32" RUNS=3 CTLD_PORT=17150
+#   bench/fleet-scale.sh            # SIZES="1 8 32" RUNS=3 CTLD_PORT=auto
 set -euo pipefail
 SRCDIR=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$SRCDIR/build}
 CMAX=$BUILD/cmax
 SIZES=${SIZES:-1 8 32}
 RUNS=${RUNS:-3}
-PORT=${CTLD_PORT:-17150}
+PORT=${CTLD_PORT:-auto} # auto: slurm-up.sh claims a free block (tests/slurm/ports.sh)
 [ -x "$CMAX" ] || { echo "build first: make" >&2; exit 1; }
 for t in slurmctld slurmd munged srun; do
 	command -v "$t" >/dev/null || { echo "fleet-scale: $t not installed" >&2; exit 1; }
@@ -24,20 +24,8 @@ done
 tmp=$(mktemp -d /tmp/cmax-fleet-bench.XXXXXX)
 chmod 711 "$tmp" # munged wants o+x above its socket
 export BASE=$tmp/slurm
-stop() {
+stop() { # every daemon at once, by pid file; frees the port block
 	[ -d "$BASE" ] || return 0
-	local f pids=""
-	for f in "$BASE"/run/slurmd-*.pid "$BASE"/run/slurmctld.pid; do
-		[ -f "$f" ] && pids="$pids $(cat "$f")"
-	done
-	# shellcheck disable=SC2086 # all at once: each takes ~2 s to stop
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
-	for _ in $(seq 100); do
-		local alive=0 p
-		for p in $pids; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ "$alive" = 0 ] && break
-		sleep 0.1
-	done
 	"$SRCDIR/tests/slurm/slurm-down.sh" >/dev/null 2>&1 || true
 }
 trap 'stop; rm -rf "$tmp"' EXIT

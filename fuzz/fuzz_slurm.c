@@ -1,5 +1,5 @@
 /* Fuzz the Slurm parsers: the first byte picks one ('a' scontrol config,
- * 'b' node/partition records + node summaries, 'c' slurm.conf-style files,
+ * 'b' node/partition records, node summaries and the one-node reader, 'c' slurm.conf-style files,
  * 'd' topology.yaml, 'e' plugstack.conf, 'f' srun --mpi=list, 'g' pipe rows,
  * 'h' GRES count and reason split); the rest is the text. */
 #include "parse/slurm.h"
@@ -15,6 +15,16 @@ static void dump(json_t *j)
 		abort();
 	free(s);
 	json_decref(j);
+}
+
+/* Every string of a node line is terminated printable ASCII. */
+static void check_line(const struct slurm_node_line *n)
+{
+	const char *f[] = { n->name, n->state, n->reason, n->reason_user, n->reason_time, n->boot_time };
+	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
+		for (const char *p = f[i]; *p; p++)
+			if (*p < 0x20 || *p > 0x7e)
+				abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -33,6 +43,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_array_foreach(a, i, r)
 			dump(slurm_node_summary(r));
 		dump(a);
+		struct slurm_node_line n;
+		if (slurm_node_line(text, len, NULL, &n) == 0)
+			check_line(&n);
+		if (slurm_node_line(text, len, "node1", &n) == 0)
+			check_line(&n);
 		break;
 	}
 	case 2: {

@@ -48,6 +48,7 @@ void audit_usage(FILE *out)
 	      "      --node-timeout S   each node's own budget in seconds (default 120)\n"
 	      "      --kubeconfig FILE  --k8s: kubeconfig (else KUBECONFIG / kubectl's default)\n"
 	      "      --context NAME     --k8s: kubeconfig context\n"
+	      "      --node-image IMAGE --k8s: image holding cmax for the per-node collector pods\n"
 	      "  -y, --yes              do not ask for confirmation\n"
 	      "\n"
 	      "Plan:\n"
@@ -75,7 +76,7 @@ enum {
 	OPT_LOCAL = 1000, OPT_STANDALONE, OPT_VM, OPT_CONTAINER, OPT_SLURM, OPT_K8S, OPT_DRYRUN,
 	OPT_OUTFILE, OPT_ACTIVE, OPT_SYSROOT, OPT_MINIMUMS, OPT_OUTDIR, OPT_JSON, OPT_TIMEOUT,
 	OPT_EXITZERO, OPT_NOCOLOR, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NODES, OPT_PARTITION, OPT_NODECMD,
-	OPT_NODETIMEOUT,
+	OPT_NODETIMEOUT, OPT_NODEIMAGE,
 };
 
 static const struct option audit_opts[] = {
@@ -91,6 +92,7 @@ static const struct option audit_opts[] = {
 	{ "partition", required_argument, NULL, OPT_PARTITION },
 	{ "node-cmd", required_argument, NULL, OPT_NODECMD },
 	{ "node-timeout", required_argument, NULL, OPT_NODETIMEOUT },
+	{ "node-image", required_argument, NULL, OPT_NODEIMAGE },
 	{ "yes", no_argument, NULL, 'y' },
 	{ "show", no_argument, NULL, 's' },
 	{ "dry-run", no_argument, NULL, OPT_DRYRUN },
@@ -116,7 +118,7 @@ struct audit_opts {
 	const char *output_fmt, *output_file, *sysroot, *minimums, *output_dir;
 	long timeout_s;
 	/* fleet */
-	const char *nodes, *partition, *node_cmd, *kubeconfig, *context;
+	const char *nodes, *partition, *node_cmd, *kubeconfig, *context, *node_image;
 	long node_timeout_s;
 };
 
@@ -150,6 +152,7 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		case OPT_NODES: o->nodes = optarg; break;
 		case OPT_PARTITION: o->partition = optarg; break;
 		case OPT_NODECMD: o->node_cmd = optarg; break;
+		case OPT_NODEIMAGE: o->node_image = optarg; break;
 		case OPT_NODETIMEOUT: {
 			char *end;
 			errno = 0;
@@ -212,6 +215,8 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 	if ((o->node_cmd || o->kubeconfig || o->context) && o->target != TF_NONE && o->target != TF_SLURM &&
 	    o->target != TF_K8S)
 		return usage_error("%s goes with --slurm or --k8s", o->node_cmd ? "--node-cmd" : "--kubeconfig/--context");
+	if (o->node_image && o->target != TF_NONE && o->target != TF_K8S)
+		return usage_error("%s goes with --k8s", "--node-image");
 	if ((o->nodes || o->partition) && o->target == TF_NONE)
 		o->target = TF_SLURM; /* naming nodes is choosing the Slurm target */
 	if (!o->sysroot) {
@@ -471,11 +476,8 @@ static void fleet_note(struct audit_ctx *ctx, const char *fmt, const char *arg)
 	free(extra);
 }
 
-/* Fan out to every node; a failure leaves an empty fleet and the reason,
- * and the cluster-scope checks still run. */
-static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8s)
+static struct fanout_opts fanout_opts_of(const struct audit_opts *o)
 {
-	const struct fanout_backend *be = k8s ? &fanout_k8s : &fanout_slurm;
 	struct fanout_opts fo = {
 		.node_cmd = o->node_cmd,
 		.nodes = o->nodes,
@@ -485,7 +487,30 @@ static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8
 		.active = o->active,
 		.kubeconfig = o->kubeconfig,
 		.context = o->context,
+		.node_image = o->node_image,
 	};
+	return fo;
+}
+
+/* --dry-run of a Kubernetes fleet audit: the exact objects the run would
+ * create (read-only kubectl calls), or {error} saying why not. */
+static json_t *fanout_objects(struct audit_ctx *ctx, const struct audit_opts *o)
+{
+	struct fanout_opts fo = fanout_opts_of(o);
+	char *err = NULL;
+	json_t *objs = fanout_k8s.plan ? fanout_k8s.plan(ctx, &fo, &err) : NULL;
+	if (!objs)
+		objs = json_pack("{s:s}", "error", err ? err : "no plan for these objects");
+	free(err);
+	return objs;
+}
+
+/* Fan out to every node; a failure leaves an empty fleet and the reason,
+ * and the cluster-scope checks still run. */
+static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8s)
+{
+	const struct fanout_backend *be = k8s ? &fanout_k8s : &fanout_slurm;
+	struct fanout_opts fo = fanout_opts_of(o);
 	struct node_doc *docs = NULL;
 	size_t n = 0;
 	char *err = NULL;
@@ -616,10 +641,19 @@ int cmd_audit(int argc, char **argv)
 
 	if (o.show || (o.dry_run && !o.output_fmt)) {
 		show_plan(&ctx, &plan, stdout);
+		if (o.dry_run && k8s) {
+			json_t *objs = fanout_objects(&ctx, &o);
+			printf("\nObjects this run would create on the cluster (kubectl create -f; deleted at the end):\n");
+			json_dumpf(objs, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+			putchar('\n');
+			json_decref(objs);
+		}
 		goto done;
 	}
 	if (o.dry_run) {
 		json_t *doc = plan_json(&ctx, &plan, &o);
+		if (k8s)
+			json_object_set_new(doc, "cluster_objects", fanout_objects(&ctx, &o));
 		exit_code = write_plan(doc, &o);
 		json_decref(doc);
 		goto done;

@@ -27,6 +27,10 @@ static const struct bench_cmd {
 } bench_cmds[] = {
 	{ "storage", bench_storage_main, "fio sweep: sequential/random, read/write, buffered/direct, 1..N clients; --endurance" },
 	{ "metadata", bench_metadata_main, "small-file rates, import-time probe, mkdir/lock/name correctness, 4 KiB allocating writes" },
+	{ "s3", bench_s3_main, "S3 endpoint: multipart PUT/GET throughput, small-object rates, LIST/DELETE, TTFB; --endurance" },
+	{ "net", bench_net_main, "nccl-tests busbw vs NIC line rate, 64 KiB latency, scaling, jagged curves; --perftest; --frontend RTT/loss/TCP" },
+	{ "gpu", bench_gpu_main, "cuBLASLt grouped MoE GEMMs (bf16/fp16/tf32/fp8), MAMF sweep, GEMV and copy bandwidth vs spec" },
+	{ "lifecycle", bench_lifecycle_main, "import torch per storage tier; opt-in pip/uv install, container pull, WAN download, vLLM time to /v1/models" },
 };
 #define NCMDS (sizeof bench_cmds / sizeof bench_cmds[0])
 
@@ -211,7 +215,7 @@ int bench_interrupted(void)
 	return g_signal != 0;
 }
 
-static void install_signals(void)
+void bench_install_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
@@ -308,8 +312,10 @@ int bench_init(struct bench_run *b, const char *name, struct bench_opts *o, int 
 		fprintf(stderr, "cmax bench %s: --path DIR is required (the file system to test)\n", name);
 		return EXIT_USAGE;
 	}
+	/* s3://bucket/prefix (cmax bench s3): nothing local to stat */
+	int remote = strstr(o->path, "://") != NULL;
 	struct stat st;
-	if (stat(o->path, &st) != 0 || !S_ISDIR(st.st_mode)) {
+	if (!remote && (stat(o->path, &st) != 0 || !S_ISDIR(st.st_mode))) {
 		fprintf(stderr, "cmax bench %s: --path %s: %s\n", name, o->path,
 			errno && !S_ISDIR(st.st_mode) ? strerror(errno) : "not a directory");
 		return EXIT_NOINPUT;
@@ -317,7 +323,7 @@ int bench_init(struct bench_run *b, const char *name, struct bench_opts *o, int 
 	char hn[256] = "";
 	gethostname(hn, sizeof hn - 1);
 	b->host = xstrdup(*hn ? hn : "unknown-host");
-	b->fstype = fs_type_of(o->path);
+	b->fstype = remote ? xstrndup(o->path, strcspn(o->path, ":")) : fs_type_of(o->path);
 	b->thresholds_path = o->thresholds_file ? xstrdup(o->thresholds_file) : datafile_path("bench-thresholds.json");
 	char *err = NULL;
 	json_t *all = datafile_load_json(b->thresholds_path, &err);
@@ -354,7 +360,7 @@ int bench_start(struct bench_run *b, const char *what)
 		if (!fgets(line, sizeof line, stdin) || (line[0] != 'y' && line[0] != 'Y'))
 			return EXIT_DECLINED;
 	}
-	install_signals();
+	bench_install_signals();
 	char *tmpl = xasprintf("%s/cmax-bench-%s-XXXXXX", b->o->path, b->name);
 	if (!mkdtemp(tmpl)) {
 		fprintf(stderr, "cmax bench %s: cannot create a directory in %s: %s\n", b->name, b->o->path, strerror(errno));

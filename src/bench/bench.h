@@ -40,6 +40,10 @@ struct bench_run {
 int cmd_bench(int argc, char **argv);
 int bench_storage_main(int argc, char **argv);
 int bench_metadata_main(int argc, char **argv);
+int bench_s3_main(int argc, char **argv);
+int bench_net_main(int argc, char **argv);
+int bench_gpu_main(int argc, char **argv);
+int bench_lifecycle_main(int argc, char **argv);
 
 /* Common options: returns 1 when argv[*i] was one (advancing *i past a
  * value), 0 when not, -1 on a missing/bad value (message printed). */
@@ -57,6 +61,9 @@ void bench_free(struct bench_run *b);
 void bench_cleanup(struct bench_run *b);
 
 struct result *bench_row(struct bench_run *b, const char *id, const char *title);
+/* The SIGINT/SIGTERM/SIGHUP handler bench_start installs, for benchmarks
+ * that create no work directory (gpu). */
+void bench_install_signals(void);
 /* A signal (SIGINT/SIGTERM) arrived; children were killed already. */
 int bench_interrupted(void);
 

@@ -9,10 +9,12 @@ enum cmax_exit {
 	EXIT_USAGE = 64,        /* bad flag, bad argument, missing explicit target without a TTY */
 	EXIT_DATAERR = 65,      /* an input file (minimum table, catalog, run dir) is broken */
 	EXIT_NOINPUT = 66,      /* an input file or run directory does not exist */
+	EXIT_UNAVAILABLE = 69,  /* a service cmax talks to is unreachable or failing (bench s3 endpoint) */
 	EXIT_SOFTWARE = 70,     /* internal error: a bug in cmax */
 	EXIT_OSERR = 71,        /* the OS refused something cmax needs (fork, pipe, memory) */
 	EXIT_CANTCREAT = 73,    /* the output directory or a report file cannot be written */
 	EXIT_TIMEOUT = 75,      /* the global --timeout budget ran out before the plan finished */
+	EXIT_NOPERM = 77,       /* credentials missing or refused (bench s3) */
 	EXIT_DECLINED = 130,    /* the operator answered No (or Ctrl-C) at the confirmation */
 };
 

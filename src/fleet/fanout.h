@@ -17,6 +17,7 @@ struct fanout_opts {
 	int active;
 	const char *kubeconfig;    /* --kubeconfig / --context (Kubernetes), NULL = kubectl's default */
 	const char *context;
+	const char *node_image;    /* --node-image (Kubernetes): an image holding cmax; no default */
 };
 
 struct node_doc {
@@ -31,6 +32,9 @@ struct fanout_backend {
 	const char *name;          /* "slurm", "k8s" */
 	int (*collect)(struct audit_ctx *ctx, const struct fanout_opts *o, struct node_doc **docs, size_t *n,
 		       char **err);
+	/* Optional, for --dry-run: the objects collect would create (a List),
+	 * from read-only calls; NULL with *err. */
+	json_t *(*plan)(struct audit_ctx *ctx, const struct fanout_opts *o, char **err);
 };
 
 extern const struct fanout_backend fanout_slurm;

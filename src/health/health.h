@@ -62,16 +62,6 @@ size_t health_scan(struct xid_classifier *c, struct kmsg_ctx *ctx, const char *b
 
 /* ---- schedulers (sched.c) ---- */
 
-/* What `scontrol show node -o NODE` says about a node. */
-struct slurm_node {
-	int found;
-	char state[128];		/* "IDLE+DRAIN" */
-	char reason[512];		/* without the " [user@time]" suffix; "" when none */
-	int drain, down, fail;
-};
-/* Pure parser of one `scontrol show node -o` line (the first if several). */
-int slurm_node_parse(const char *out, size_t len, const char *node, struct slurm_node *n);
-
 #define HEALTH_REASON_PREFIX "cmax: "
 
 enum node_decision {

@@ -9,6 +9,7 @@
 #include "core/clock.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
+#include "parse/slurm.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -25,83 +26,6 @@ const char *node_decision_name(enum node_decision d)
 		"no_scheduler",
 	};
 	return d <= ND_NO_SCHEDULER ? n[d] : "none";
-}
-
-/* Value of " KEY=" in a `scontrol show node -o` line, up to the next space. */
-static void field(const char *s, const char *e, const char *key, char *out, size_t n)
-{
-	size_t kl = strlen(key);
-	const char *p = s;
-	out[0] = 0;
-	while ((p = memmem(p, (size_t)(e - p), key, kl))) {
-		if (p == s || p[-1] == ' ')
-			break;
-		p += kl;
-	}
-	if (!p)
-		return;
-	p += kl;
-	const char *q = p;
-	while (q < e && *q != ' ')
-		q++;
-	snprintf(out, n, "%.*s", (int)(q - p), p);
-}
-
-int slurm_node_parse(const char *out, size_t len, const char *node, struct slurm_node *n)
-{
-	const char *s = out, *e;
-
-	memset(n, 0, sizeof(*n));
-	if (!out)
-		return -1;
-	/* first line that starts with NodeName= (the requested node if named) */
-	while (s < out + len) {
-		e = memchr(s, '\n', (size_t)(out + len - s));
-		if (!e)
-			e = out + len;
-		if (e - s > 9 && !memcmp(s, "NodeName=", 9)) {
-			char name[256];
-			field(s, e, "NodeName=", name, sizeof(name));
-			if (!node || !*node || !strcmp(name, node))
-				goto found;
-		}
-		s = e + 1;
-	}
-	return -1;
-found:
-	n->found = 1;
-	field(s, e, "State=", n->state, sizeof(n->state));
-	/* Reason= is free text with spaces, ending in " [user@time]" */
-	const char *r = NULL, *p = s;
-	while ((p = memmem(p, (size_t)(e - p), " Reason=", 8))) {
-		r = p + 8;
-		break;
-	}
-	if (r) {
-		const char *end = e;
-		/* cut the " [user@YYYY-MM-DDTHH:MM:SS]" stamp, the last bracket pair */
-		for (const char *b = e - 1; b > r; b--)
-			if (*b == '[' && b[-1] == ' ' && memchr(b, '@', (size_t)(e - b)) &&
-			    memchr(b, ']', (size_t)(e - b))) {
-				end = b - 1;
-				break;
-			}
-		while (end > r && end[-1] == ' ')
-			end--;
-		if (end - r == 4 && !memcmp(r, "none", 4))
-			end = r;
-		snprintf(n->reason, sizeof(n->reason), "%.*s", (int)(end - r), r);
-	}
-	/* State=IDLE+DRAIN, DOWN+NOT_RESPONDING, MIXED+DRAIN, DRAINED... */
-	char up[128];
-	size_t i;
-	for (i = 0; n->state[i] && i + 1 < sizeof(up); i++)
-		up[i] = (char)(n->state[i] >= 'a' && n->state[i] <= 'z' ? n->state[i] - 32 : n->state[i]);
-	up[i] = 0;
-	n->drain = strstr(up, "DRAIN") != NULL;
-	n->down = strstr(up, "DOWN") != NULL;
-	n->fail = strstr(up, "FAIL") != NULL;
-	return 0;
 }
 
 static void set(struct sched_result *r, enum node_decision d, const char *fmt, ...)
@@ -174,7 +98,7 @@ static char *fail_line(struct cmd_result *res)
 
 /* ---- Slurm ---- */
 
-static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct slurm_node *n)
+static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct slurm_node_line *n)
 {
 	const char *argv[] = { "scontrol", "show", "node", "-o", o->node, NULL };
 	struct cmd_result res;
@@ -187,7 +111,7 @@ static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct
 		cmd_result_free(&res);
 		return -1;
 	}
-	if (slurm_node_parse(res.out, res.out_len, o->node, n) < 0) {
+	if (slurm_node_line(res.out, res.out_len, o->node, n) < 0) {
 		set(r, ND_ERROR, "scontrol did not describe node %s", o->node);
 		cmd_result_free(&res);
 		return -1;
@@ -198,7 +122,7 @@ static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct
 
 static void slurm_isolate(const struct sched_opts *o, const char *reason, struct sched_result *r)
 {
-	struct slurm_node n;
+	struct slurm_node_line n;
 
 	if (slurm_read(o, r, &n) < 0)
 		return;
@@ -232,7 +156,7 @@ static void slurm_isolate(const struct sched_opts *o, const char *reason, struct
 
 static void slurm_resume(const struct sched_opts *o, struct sched_result *r)
 {
-	struct slurm_node n;
+	struct slurm_node_line n;
 
 	if (slurm_read(o, r, &n) < 0)
 		return;

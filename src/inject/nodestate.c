@@ -1,9 +1,11 @@
-/* What the scheduler says about one node, from `scontrol show node -o`,
- * `sinfo -h -N -o '%N|%T|%E|%H'` or `kubectl get node -o json`, reduced to
- * the questions the timing needs: schedulable, isolated, changed.  Pure
- * functions over untrusted text: every field is bounded and printable. */
+/* What the scheduler says about one node, from `scontrol show node -o`
+ * (read by parse/slurm.c, the one reader of that record), `sinfo -h -N -o
+ * '%N|%T|%E|%H'` or `kubectl get node -o json`, reduced to the questions
+ * the timing needs: schedulable, isolated, changed.  Pure functions over
+ * untrusted text: every field is bounded and printable. */
 #include "inject.h"
 #include "core/strbuf.h"
+#include "parse/slurm.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -97,110 +99,22 @@ static void parse_state(struct node_view *v, const char *s, size_t len)
 	}
 }
 
-/* Value of " KEY=" in line[0..len): start and length up to the next blank. */
-static const char *find_key(const char *line, size_t len, const char *key, size_t *vlen)
-{
-	size_t kl = strlen(key);
-	for (size_t i = 0; i + kl <= len; i++) {
-		if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, key, kl)) {
-			const char *v = line + i + kl;
-			size_t n = 0;
-			while (v + n < line + len && v[n] != ' ')
-				n++;
-			*vlen = n;
-			return v;
-		}
-	}
-	return NULL;
-}
-
-/* " [user@YYYY-MM-DDTHH:MM:SS]" at s (length of it, or 0). */
-static size_t reason_stamp(const char *s, size_t len, const char **user, size_t *ulen, const char **t)
-{
-	if (len < 4 || s[0] != ' ' || s[1] != '[')
-		return 0;
-	size_t i = 2;
-	while (i < len && s[i] != '@' && s[i] != ']' && s[i] != ' ')
-		i++;
-	if (i >= len || s[i] != '@' || i + 1 + 19 + 1 > len)
-		return 0;
-	const char *ts = s + i + 1;
-	for (int k = 0; k < 19; k++) {
-		char c = ts[k];
-		int ok = (k == 4 || k == 7) ? c == '-' : k == 10 ? c == 'T' : (k == 13 || k == 16) ? c == ':'
-										  : isdigit((unsigned char)c);
-		if (!ok)
-			return 0;
-	}
-	if (ts[19] != ']')
-		return 0;
-	*user = s + 2;
-	*ulen = i - 2;
-	*t = ts;
-	return i + 1 + 19 + 1;
-}
-
-static void parse_reason(struct node_view *v, const char *line, size_t len)
-{
-	const char *r = NULL;
-	for (size_t i = 0; i + 7 <= len; i++)
-		if ((i == 0 || line[i - 1] == ' ') && !memcmp(line + i, "Reason=", 7)) {
-			r = line + i + 7;
-			break;
-		}
-	if (!r)
-		return;
-	size_t rl = (size_t)(line + len - r);
-	for (size_t i = 0; i < rl; i++) {
-		const char *user, *t;
-		size_t ulen;
-		size_t sl = reason_stamp(r + i, rl - i, &user, &ulen, &t);
-		if (sl) {
-			copy_field(v->reason, sizeof v->reason, r, i);
-			copy_field(v->reason_user, sizeof v->reason_user, user, ulen);
-			copy_field(v->reason_time, sizeof v->reason_time, t, 19);
-			return;
-		}
-	}
-	copy_field(v->reason, sizeof v->reason, r, rl);
-}
-
 int nv_parse_scontrol(const char *out, size_t len, const char *node, struct node_view *v)
 {
+	struct slurm_node_line n;
+
 	memset(v, 0, sizeof *v);
 	v->ready = -1;
-	const char *p = out, *end = out + len;
-	while (out && p < end) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		const char *le = nl ? nl : end;
-		size_t ll = (size_t)(le - p);
-		while (ll && (p[0] == ' ' || p[0] == '\t')) {
-			p++;
-			ll--;
-		}
-		size_t nlen;
-		const char *name = ll > 9 && !memcmp(p, "NodeName=", 9) ? p + 9 : NULL;
-		if (name) {
-			nlen = 0;
-			while (name + nlen < le && name[nlen] != ' ')
-				nlen++;
-			if (!node || (strlen(node) == nlen && !memcmp(name, node, nlen))) {
-				v->found = 1;
-				copy_field(v->name, sizeof v->name, name, nlen);
-				size_t sl;
-				const char *st = find_key(p, ll, "State=", &sl);
-				if (st)
-					parse_state(v, st, sl);
-				const char *bt = find_key(p, ll, "BootTime=", &sl);
-				if (bt)
-					copy_field(v->boot_time, sizeof v->boot_time, bt, sl);
-				parse_reason(v, p, ll);
-				return 0;
-			}
-		}
-		p = nl ? nl + 1 : end;
-	}
-	return -1;
+	if (!out || slurm_node_line(out, len, node, &n) < 0)
+		return -1;
+	v->found = 1;
+	copy_field(v->name, sizeof v->name, n.name, strlen(n.name));
+	parse_state(v, n.state, strlen(n.state));
+	copy_field(v->boot_time, sizeof v->boot_time, n.boot_time, strlen(n.boot_time));
+	copy_field(v->reason, sizeof v->reason, n.reason, strlen(n.reason));
+	copy_field(v->reason_user, sizeof v->reason_user, n.reason_user, strlen(n.reason_user));
+	copy_field(v->reason_time, sizeof v->reason_time, n.reason_time, strlen(n.reason_time));
+	return 0;
 }
 
 int nv_parse_sinfo(const char *out, size_t len, struct node_view *v)

@@ -53,6 +53,14 @@ static int key_word(const char *w, size_t *klen)
 	return 1;
 }
 
+/* The end of the word at p (the next blank or the end of the line). */
+static char *word_end(char *p)
+{
+	while (*p && *p != ' ' && *p != '\t')
+		p++;
+	return p;
+}
+
 json_t *parse_scontrol_records(const char *text, size_t len)
 {
 	json_t *arr = json_array();
@@ -60,22 +68,36 @@ json_t *parse_scontrol_records(const char *text, size_t len)
 	for_each_line(line, text, len, pos, end) {
 		json_t *rec = json_object();
 		struct strbuf val = STRBUF_INIT;
-		char *key = NULL;
-		int in_reason = 0;
-		char *save = NULL;
-		for (char *w = strtok_r(line, " \t", &save); w; w = strtok_r(NULL, " \t", &save)) {
+		char *key = NULL, *p = line;
+		for (;;) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p)
+				break;
 			size_t kl;
-			if (!in_reason && key_word(w, &kl)) {
+			char *w = p;
+			if (key_word(w, &kl)) {
 				if (key)
 					set_value(rec, key, sb_str(&val));
 				free(key);
 				key = xstrndup(w, kl);
 				sb_reset(&val);
-				sb_adds(&val, w + kl + 1);
-				in_reason = !strcmp(key, "Reason");
-			} else if (key) {
-				sb_addf(&val, "%s%s", val.len ? " " : "", w);
+				if (!strcmp(key, "Reason")) {
+					/* free text: the rest of the line, its own
+					 * spacing kept, '=' and brackets included */
+					sb_adds(&val, str_trim(w + kl + 1));
+					break;
+				}
+				w += kl + 1;
+			} else if (!key) {
+				/* words before the first field belong to nothing */
+				p = word_end(w);
+				continue;
+			} else if (val.len) {
+				sb_adds(&val, " ");
 			}
+			p = word_end(w);
+			sb_add(&val, w, (size_t)(p - w));
 		}
 		if (key)
 			set_value(rec, key, sb_str(&val));
@@ -133,6 +155,36 @@ long long slurm_gres_gpus(const char *gres)
 	return bad ? -1 : total;
 }
 
+/*
+ * Where the " [user@time]" stamp Slurm appends to a reason starts in s, or
+ * NULL. The reason's own text may hold brackets ("x [z]", "[weird"), so the
+ * stamp is the last " [" that is followed by a user name (no blank, '@' or
+ * bracket), '@' and a time closed by ']'; the time is not checked further
+ * (SLURM_TIME_FORMAT changes it). A multi-line reason continues after the
+ * stamp: that rest is dropped with it.
+ */
+static char *reason_stamp(char *s, char **user, char **time)
+{
+	for (char *b = s + strlen(s); b > s + 1; b--) {
+		if (b[-1] != '[' || b[-2] != ' ')
+			continue;
+		char *at = b;
+		while (*at && !strchr(" @[]", *at))
+			at++;
+		if (*at != '@' || at == b)
+			continue;
+		char *close = strchr(at + 1, ']');
+		if (!close || close == at + 1 || memchr(at + 1, '[', (size_t)(close - at - 1)))
+			continue;
+		*user = b;
+		*at = 0;
+		*time = at + 1;
+		*close = 0;
+		return b - 2;
+	}
+	return NULL;
+}
+
 json_t *slurm_reason_split(const char *reason)
 {
 	json_t *o = json_object();
@@ -144,18 +196,9 @@ json_t *slurm_reason_split(const char *reason)
 	}
 	char *s = xstrdup(reason);
 	char *user = NULL, *time = NULL;
-	size_t n = strlen(s);
-	char *open = strrchr(s, '[');
-	if (n && s[n - 1] == ']' && open) {
-		char *at = strchr(open, '@');
-		if (at) {
-			s[n - 1] = 0;
-			*at = 0;
-			user = open + 1;
-			time = at + 1;
-			*open = 0;
-		}
-	}
+	char *stamp = reason_stamp(s, &user, &time);
+	if (stamp)
+		*stamp = 0;
 	json_object_set_new(o, "text", json_string(str_trim(s)));
 	json_object_set_new(o, "user", user ? json_string(user) : json_null());
 	json_object_set_new(o, "time", time ? json_string(time) : json_null());
@@ -244,6 +287,55 @@ json_t *slurm_node_summary(const json_t *rec)
 	json_object_set(o, "reason_time", json_object_get(rs, "time"));
 	json_decref(rs);
 	return o;
+}
+
+/* Printable ASCII only: these strings go into fixed buffers, log lines and
+ * detail messages; anything else becomes '?'. */
+static void copy_printable(char *dst, size_t n, const char *s)
+{
+	size_t k = 0;
+	for (; s && *s && k + 1 < n; s++)
+		dst[k++] = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?';
+	dst[k] = 0;
+}
+
+int slurm_node_line(const char *text, size_t len, const char *node, struct slurm_node_line *n)
+{
+	json_t *recs = parse_scontrol_records(text, len), *rec, *hit = NULL;
+	size_t i;
+
+	memset(n, 0, sizeof(*n));
+	json_array_foreach(recs, i, rec) {
+		const char *name = json_string_value(json_object_get(rec, "NodeName"));
+		if (name && (!node || !*node || !strcmp(name, node))) {
+			hit = rec;
+			break;
+		}
+	}
+	if (!hit) {
+		json_decref(recs);
+		return -1;
+	}
+	copy_printable(n->name, sizeof(n->name), json_string_value(json_object_get(hit, "NodeName")));
+	copy_printable(n->state, sizeof(n->state), json_string_value(json_object_get(hit, "State")));
+	copy_printable(n->boot_time, sizeof(n->boot_time), json_string_value(json_object_get(hit, "BootTime")));
+	json_t *rs = slurm_reason_split(json_string_value(json_object_get(hit, "Reason")));
+	const char *why = json_string_value(json_object_get(rs, "text"));
+	if (why && strcmp(why, "none"))
+		copy_printable(n->reason, sizeof(n->reason), why);
+	copy_printable(n->reason_user, sizeof(n->reason_user), json_string_value(json_object_get(rs, "user")));
+	copy_printable(n->reason_time, sizeof(n->reason_time), json_string_value(json_object_get(rs, "time")));
+	json_decref(rs);
+	json_decref(recs);
+
+	char up[sizeof(n->state)];
+	for (i = 0; n->state[i]; i++)
+		up[i] = (char)toupper((unsigned char)n->state[i]);
+	up[i] = 0;
+	n->drain = strstr(up, "DRAIN") != NULL;
+	n->down = strstr(up, "DOWN") != NULL;
+	n->fail = strstr(up, "FAIL") != NULL;
+	return 0;
 }
 
 /* Cut a '#' comment (Slurm has no escape for it in practice). */

@@ -22,7 +22,8 @@ json_t *parse_scontrol_config(const char *text, size_t len);
  * [{"Key": "value"}]. A word "Key=value" starts a field; words without '='
  * continue the previous value, so "OS=Linux 6.8 #1 SMP" and "Reason=gpu
  * fell off the bus [root@2026-01-02T03:04:05]" stay whole. Everything after
- * "Reason=" belongs to the reason (the free text may contain '=').
+ * "Reason=" belongs to the reason, spacing kept (the free text may contain
+ * '='). Words before the first field are ignored.
  */
 json_t *parse_scontrol_records(const char *text, size_t len);
 
@@ -35,12 +36,35 @@ json_t *parse_scontrol_records(const char *text, size_t len);
  */
 json_t *slurm_node_summary(const json_t *record);
 
+/*
+ * One node of `scontrol show node -o [NODE]` for callers that act on that
+ * node (health agent, injector): the record of the named node (the first
+ * node record when node is NULL or ""), read by parse_scontrol_records and
+ * slurm_reason_split like every other record, reduced to bounded printable
+ * ASCII. Returns 0 when found, -1 otherwise (n is zeroed either way first).
+ */
+struct slurm_node_line {
+	char name[64];
+	char state[128];	/* as printed: "IDLE+DRAIN", "DOWN*+NOT_RESPONDING" */
+	char reason[512];	/* without the " [user@time]" stamp; "" for none */
+	char reason_user[64];
+	char reason_time[64];	/* as printed: "2026-11-30T06:22:37" */
+	char boot_time[32];
+	/* DRAIN, DOWN, FAIL anywhere in state: DRAINING, POWERED_DOWN and
+	 * FAILING count, since an agent must leave such a node alone */
+	int drain, down, fail;
+};
+int slurm_node_line(const char *text, size_t len, const char *node, struct slurm_node_line *n);
+
 /* GPUs in a GRES string ("gpu:h100:8(S:0-1),gpu:a100:2,shard:4" -> 10);
  * 0 for "(null)" or no gpu entry, -1 when a gpu entry has no readable count. */
 long long slurm_gres_gpus(const char *gres);
 
 /* "Reason text [user@2026-01-02T03:04:05]" -> {text, user, time} (user and
- * time null when the suffix is absent). */
+ * time null when the stamp is absent). The stamp is the last " [user@time]"
+ * (after a blank: text of its own comes first); text in brackets without
+ * one stays text, and what follows the stamp (a multi-line reason's later
+ * lines) is dropped. */
 json_t *slurm_reason_split(const char *reason);
 
 /*

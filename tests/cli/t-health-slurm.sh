@@ -12,7 +12,7 @@ done
 
 chmod 755 "$TMP"	# munged wants o+x on every directory above its socket
 BASE=$TMP/slurm
-export BASE CTLD_PORT=17310 NNODES=2 HC_INTERVAL=1
+export BASE NNODES=2 HC_INTERVAL=1
 mkdir -p "$BASE/etc" "$BASE/prom-node1" "$BASE/prom-node2"
 : >"$BASE/kern-node1.log"
 : >"$BASE/kern-node2.log"

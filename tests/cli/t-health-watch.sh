@@ -11,16 +11,18 @@ done
 
 chmod 755 "$TMP"	# munged wants o+x on every directory above its socket
 BASE=$TMP/slurm
-export BASE CTLD_PORT=17330 NNODES=1 HC_INTERVAL=300 HEALTH_PROGRAM=""
+export BASE NNODES=1 HC_INTERVAL=300 HEALTH_PROGRAM=""
 LOG=$TMP/kern.log
 : >"$LOG"
 WPID=
-trap '[ -n "$WPID" ] && kill "$WPID" 2>/dev/null; "$SRCDIR/tests/slurm/slurm-down.sh" >/dev/null 2>&1; rm -rf "$TMP"' EXIT
+. "$SRCDIR/tests/slurm/ports.sh"
+trap '[ -n "$WPID" ] && kill "$WPID" 2>/dev/null; "$SRCDIR/tests/slurm/slurm-down.sh" >/dev/null 2>&1; ports_release; rm -rf "$TMP"' EXIT
 if ! "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/up.log" 2>&1; then
 	not_ok "slurm-up"; diag <"$TMP/up.log"; done_testing; exit 1
 fi
 export SLURM_CONF=$BASE/etc/slurm.conf
-PORT=$((CTLD_PORT + 50))
+# the --listen port, from the same pool as Slurm's
+PORT=$(ports_claim 1) || { not_ok "no free port for --listen"; done_testing; exit 1; }
 mkdir -p "$TMP/prom"
 "$CMAX" health watch --log-file "$LOG" --node node1 --state "$TMP/state.json" \
 	--textfile "$TMP/prom" --listen 127.0.0.1:$PORT --json >"$TMP/watch.out" 2>"$TMP/watch.err" &

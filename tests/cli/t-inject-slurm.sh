@@ -16,15 +16,14 @@ chmod 755 "$TMP"	# munged wants o+x on every directory above its socket
 HC_INTERVAL=2
 export HC_INTERVAL NNODES=2
 . "$SRCDIR/tests/slurm/inject-lib.sh"
-trap 'inject_slurm_down "$TMP/slurm" "$TMP/slurm-nohc"; inject_release_ports; [ -n "${KEEPT:-}" ] || rm -rf "$TMP"' EXIT
-PORT1=$(inject_claim_port) && PORT2=$(inject_claim_port) || { not_ok "no free port block in 17400-17499"; done_testing; exit 1; }
+trap 'inject_slurm_down "$TMP/slurm" "$TMP/slurm-nohc"; [ -n "${KEEPT:-}" ] || rm -rf "$TMP"' EXIT
 
 BASE=$TMP/slurm
 mkdir -p "$BASE/etc"
 : >"$TMP/kern-node1.log"
 : >"$TMP/kern-node2.log"
 "$SRCDIR/tests/slurm/inject-hc-wrapper.sh" "$BASE/etc/hc.sh" "$CMAX" "$TMP" "$BASE/etc/slurm.conf"
-if ! BASE=$BASE CTLD_PORT=$PORT1 HEALTH_PROGRAM=$BASE/etc/hc.sh "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/up.log" 2>&1; then
+if ! BASE=$BASE HEALTH_PROGRAM=$BASE/etc/hc.sh "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/up.log" 2>&1; then
 	not_ok "slurm-up"; diag <"$TMP/up.log"; done_testing; exit 1
 fi
 export SLURM_CONF=$BASE/etc/slurm.conf
@@ -139,7 +138,7 @@ check "--detect-cmd: the provider signal counts as detection, no drain: WARN ($v
 # --- no health program at all: nothing can notice
 BASE=$TMP/slurm-nohc
 mkdir -p "$BASE"
-if ! BASE=$BASE CTLD_PORT=$PORT2 NNODES=1 HEALTH_PROGRAM="" "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/up2.log" 2>&1; then
+if ! BASE=$BASE NNODES=1 HEALTH_PROGRAM="" "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/up2.log" 2>&1; then
 	not_ok "slurm-up without a health program"; diag <"$TMP/up2.log"
 else
 	export SLURM_CONF=$BASE/etc/slurm.conf

@@ -10,7 +10,7 @@
 # a prolog slower than MessageTimeout, ReturnToService=0, spool on tmpfs, a
 # drained node, no SSH). What cannot run here is faked and said so: ssh
 # (no sshd) is a script on PATH, Lmod is LMOD_CMD/MODULEPATH in the
-# environment. Ports 17200-17299.
+# environment.
 . "$SRCDIR/tests/lib/tap.sh"
 . "$SRCDIR/tests/slurm/fleet-lib.sh"
 PY=${PYTHON:-/usr/bin/python3}
@@ -84,7 +84,7 @@ command -v dcgmi >/dev/null 2>&1 && dcgmi health -c -j >/dev/null 2>&1
 exit 0
 EOF
 chmod 755 "$TMP/hc.sh"
-if slurm_start 17201 NNODES=2 GPUS=8 RACKS=1 REAL_MEMORY=2000000 TOPOLOGY=tree:"$TMP/topology.conf" \
+if slurm_start NNODES=2 GPUS=8 RACKS=1 REAL_MEMORY=2000000 TOPOLOGY=tree:"$TMP/topology.conf" \
 	HEALTH_PROGRAM="$TMP/hc.sh" HC_INTERVAL=300 NODE_HOSTNAME=cn \
 	EXTRA_CONF="MessageTimeout=30
 DefCpuPerGPU=4
@@ -131,7 +131,7 @@ SHM=$(mktemp -d /dev/shm/cmax-spool.XXXXXX)
 mkdir -p "$SHM/node1" "$SHM/node2"
 printf '#!/bin/sh\nsleep 5\n' >"$TMP/slow-prolog.sh"
 chmod 755 "$TMP/slow-prolog.sh"
-if slurm_start 17202 NNODES=2 GPUS=0 RACKS=1 REAL_MEMORY=2048 TOPOLOGY=flat HEALTH_PROGRAM= \
+if slurm_start NNODES=2 GPUS=0 RACKS=1 REAL_MEMORY=2048 TOPOLOGY=flat HEALTH_PROGRAM= \
 	PROLOG="$TMP/slow-prolog.sh" EXTRA_CONF="MessageTimeout=4
 ReturnToService=0
 SlurmdSpoolDir=$SHM/%n"; then

@@ -93,7 +93,7 @@ check "node-collect writes nothing (no HOME, no run directory)" test ! -e "$TMP/
 
 # --- a real Slurm with three GPU nodes ---
 t0=$(date +%s)
-if ! slurm_start 17100 NNODES=3 GPUS=8; then
+if ! slurm_start NNODES=3 GPUS=8; then
 	not_ok "Slurm came up"; diag <"$TMP/slurm-up.log"
 	done_testing
 	exit

@@ -1,6 +1,6 @@
 # Helpers for fleet tests against a real Slurm. Source after tests/lib/tap.sh.
 #
-#   slurm_start PORT [VAR=VALUE...]   slurm-up.sh under $TMP/slurm with the
+#   slurm_start [VAR=VALUE...]        slurm-up.sh under $TMP/slurm with the
 #                                     knobs given (NNODES=3 GPUS=8 ...), exports
 #                                     SLURM_CONF, stops everything (slurm_stop, by
 #                                     pid) and removes $TMP at exit; returns
@@ -14,35 +14,20 @@
 #   fleet_unrecorded                  per-node fake-command logs with lines
 #                                     (a tool ran that the fixture did not record)
 #
-# Each test script picks its own CTLD_PORT (slurmd ports follow it) so that
+# slurm-up.sh claims a free port block itself (tests/slurm/ports.sh), so
 # scripts can run side by side.
 FLEET_WRAP=$SRCDIR/tests/slurm/node-wrap.sh
 
 slurm_start() {
-	local port=$1; shift
 	export BASE=$TMP/slurm
 	chmod 711 "$TMP" # munged wants o+x on every directory above its socket
 	trap 'slurm_stop; rm -rf "$TMP"' EXIT
-	env CTLD_PORT="$port" "$@" "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/slurm-up.log" 2>&1 || return 1
+	env "$@" "$SRCDIR/tests/slurm/slurm-up.sh" >"$TMP/slurm-up.log" 2>&1 || return 1
 	export SLURM_CONF=$BASE/etc/slurm.conf
 }
 
-# Every daemon takes ~2 s to stop and slurm-down.sh stops them one after
-# another: TERM them all at once (by pid file), then let slurm-down.sh
-# finish whatever is left and remove $BASE.
+# slurm-down.sh stops every daemon at once (by pid file) and removes $BASE.
 slurm_stop() {
-	local f pids=""
-	for f in "$TMP"/slurm/run/slurmd-*.pid "$TMP"/slurm/run/slurmctld.pid; do
-		[ -f "$f" ] && pids="$pids $(cat "$f")"
-	done
-	# shellcheck disable=SC2086
-	[ -n "$pids" ] && kill -TERM $pids 2>/dev/null
-	for _ in $(seq 50); do
-		local alive=0 p
-		for p in $pids; do kill -0 "$p" 2>/dev/null && alive=1; done
-		[ "$alive" = 0 ] && break
-		sleep 0.1
-	done
 	BASE=$TMP/slurm "$SRCDIR/tests/slurm/slurm-down.sh" >/dev/null 2>&1
 }
 

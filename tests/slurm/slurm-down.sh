@@ -22,7 +22,25 @@ stop_all() { # pid files...
 	done
 	for pid in "${pids[@]}"; do kill -0 "$pid" 2>/dev/null && kill -KILL "$pid"; done
 }
+# Jobs first: their slurmstepd processes outlive slurmd otherwise.
+if [ -f "$BASE/etc/slurm.conf" ] && [ -f "$BASE/run/slurmctld.pid" ]; then
+	jobs=$(SLURM_CONF=$BASE/etc/slurm.conf timeout 5 squeue -h -o %i 2>/dev/null)
+	if [ -n "$jobs" ]; then
+		# shellcheck disable=SC2086
+		SLURM_CONF=$BASE/etc/slurm.conf timeout 5 scancel --quiet $jobs 2>/dev/null
+		for _ in $(seq 20); do
+			[ -z "$(SLURM_CONF=$BASE/etc/slurm.conf timeout 5 squeue -h -o %i 2>/dev/null)" ] && break
+			sleep 0.1
+		done
+	fi
+fi
 stop_all "$BASE"/run/slurmd-*.pid "$BASE/run/slurmctld.pid"
 stop_all "$BASE/run/munged.pid"
+# the port block slurm-up.sh claimed (CTLD_PORT=auto): free now, not only
+# when the claimant exits, for scripts that start one Slurm after another
+if read -r first count owner 2>/dev/null <"$BASE/run/ports"; then
+	. "$(dirname "$0")/ports.sh"
+	ports_release_block "$first" "$count" "$owner"
+fi
 [ "${KEEP:-0}" = 1 ] || rm -rf "$BASE"
 exit 0

@@ -9,7 +9,12 @@
 #   BASE            working directory (required)
 #   NNODES          NodeName entries / slurmd daemons (default 1)
 #   GPUS            fake gpu GRES per node, 0 = none (default 0)
-#   CTLD_PORT       slurmctld port (default 16817); slurmd ports follow it
+#   CTLD_PORT       slurmctld port; slurmd ports follow it.  Unset or "auto"
+#                   (the default): a free block of NNODES+1 ports claimed
+#                   through ports.sh, so that test scripts run side by side;
+#                   the block is in $BASE/run/ports and slurm-down.sh drops it
+#   CMAX_PORT_OWNER pid the auto block is claimed for (default: the caller,
+#                   $PPID; the claim outlives this script as the daemons do)
 #   REAL_MEMORY     RealMemory of every node in MiB (default 1000)
 #   HEALTH_PROGRAM  HealthCheckProgram ("" = none; default: a marker-file script)
 #   HC_INTERVAL     HealthCheckInterval seconds (default 5)
@@ -27,13 +32,20 @@ set -euo pipefail
 : "${BASE:?set BASE}"
 NNODES=${NNODES:-1}
 GPUS=${GPUS:-0}
-CTLD_PORT=${CTLD_PORT:-16817}
+CTLD_PORT=${CTLD_PORT:-auto}
 REAL_MEMORY=${REAL_MEMORY:-1000}
 HC_INTERVAL=${HC_INTERVAL:-5}
 HOST=$(hostname -s)
 NCPU=$(nproc)
 
 mkdir -p "$BASE"/{munge,munge-key,etc,state,spool,log,run,fakedev}
+if [ "$CTLD_PORT" = auto ]; then
+	. "$(dirname "$0")/ports.sh"
+	owner=${CMAX_PORT_OWNER:-$PPID}
+	CTLD_PORT=$(ports_claim $((NNODES + 1)) "$owner") ||
+		{ echo "slurm-up: no free block of $((NNODES + 1)) ports in $CMAX_PORT_RANGE" >&2; exit 1; }
+	echo "$CTLD_PORT $((NNODES + 1)) $owner" >"$BASE/run/ports"
+fi
 chmod 755 "$BASE/munge"      # munged insists on o+x for its socket dir
 chmod 700 "$BASE/munge-key"
 

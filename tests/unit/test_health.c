@@ -1,43 +1,10 @@
-/* cmax health internals: the `scontrol show node -o` parser and the
- * marker-skipping scanner (it must find exactly what kmsg_parse_buffer
+/* cmax health internals: the marker-skipping scanner (it must find exactly what kmsg_parse_buffer
  * finds, and leave an unterminated last line for the next pass). */
 #include "tap.h"
 #include "health/health.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static void test_node_parse(void)
-{
-	struct slurm_node n;
-	const char *drained =
-		"NodeName=node1 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUTot=2 State=IDLE+DRAIN "
-		"ThreadsPerCore=1 Partitions=gpu BootTime=2026-11-30T03:00:00 "
-		"Reason=cmax: Xid 79 on 0000:5a:00 at 2026-11-30T03:35:00Z (reboot) [root@2026-11-30T03:35:00]\n";
-	T_INTEQ(slurm_node_parse(drained, strlen(drained), "node1", &n), 0, "drained node parses");
-	T_STREQ(n.state, "IDLE+DRAIN", "state");
-	T_OK(n.drain && !n.down, "drain flag");
-	T_STREQ(n.reason, "cmax: Xid 79 on 0000:5a:00 at 2026-11-30T03:35:00Z (reboot)",
-		"reason without the [user@time] stamp");
-
-	const char *idle = "NodeName=node2 Arch=x86_64 State=IDLE ThreadsPerCore=1 Reason=none\n";
-	T_INTEQ(slurm_node_parse(idle, strlen(idle), "node2", &n), 0, "idle node parses");
-	T_OK(!n.drain && !n.down && !n.fail, "idle: no flags");
-	T_STREQ(n.reason, "", "no reason");
-
-	const char *two = "NodeName=node1 State=IDLE\nNodeName=node2 State=DOWN+NOT_RESPONDING "
-			  "Reason=Not responding [slurm@2026-11-30T03:35:00]\n";
-	T_INTEQ(slurm_node_parse(two, strlen(two), "node2", &n), 0, "second of two lines");
-	T_OK(n.down, "down flag");
-	T_STREQ(n.reason, "Not responding", "foreign reason");
-
-	T_INTEQ(slurm_node_parse(two, strlen(two), "node9", &n), -1, "unknown node");
-	T_INTEQ(slurm_node_parse("Node node1 not found\n", 20, "node1", &n), -1, "error text");
-	T_INTEQ(slurm_node_parse("", 0, NULL, &n), -1, "empty");
-	const char *odd = "NodeName=n State=MIXED+DRAIN Reason=[weird [x@y]\n";
-	T_INTEQ(slurm_node_parse(odd, strlen(odd), "n", &n), 0, "odd reason parses");
-	T_STREQ(n.reason, "[weird", "bracket inside the reason is kept");
-}
 
 struct counter {
 	size_t n;
@@ -102,7 +69,6 @@ static void test_scan(void)
 
 int main(void)
 {
-	test_node_parse();
 	test_scan();
 	return t_done();
 }

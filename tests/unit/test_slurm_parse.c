@@ -100,6 +100,70 @@ static void test_nodes(void)
 	json_decref(rs);
 }
 
+/* The one reader of a node's line for the health agent and the injector. */
+static void test_node_line(void)
+{
+	struct slurm_node_line n;
+	const char *drained =
+		"NodeName=node1 Arch=x86_64 CoresPerSocket=1 CPUAlloc=0 CPUTot=2 State=IDLE+DRAIN "
+		"ThreadsPerCore=1 Partitions=gpu BootTime=2026-11-30T03:00:00 "
+		"Reason=cmax: Xid 79 on 0000:5a:00 at 2026-11-30T03:35:00Z (reboot) [root@2026-11-30T03:35:00]\n";
+	T_INTEQ(slurm_node_line(drained, strlen(drained), "node1", &n), 0, "drained node parses");
+	T_STREQ(n.state, "IDLE+DRAIN", "state");
+	T_OK(n.drain && !n.down, "drain flag");
+	T_STREQ(n.reason, "cmax: Xid 79 on 0000:5a:00 at 2026-11-30T03:35:00Z (reboot)",
+		"reason without the [user@time] stamp");
+
+	const char *idle = "NodeName=node2 Arch=x86_64 State=IDLE ThreadsPerCore=1 Reason=none\n";
+	T_INTEQ(slurm_node_line(idle, strlen(idle), "node2", &n), 0, "idle node parses");
+	T_OK(!n.drain && !n.down && !n.fail, "idle: no flags");
+	T_STREQ(n.reason, "", "no reason");
+
+	const char *two = "NodeName=node1 State=IDLE\nNodeName=node2 State=DOWN+NOT_RESPONDING "
+			  "Reason=Not responding [slurm@2026-11-30T03:35:00]\n";
+	T_INTEQ(slurm_node_line(two, strlen(two), "node2", &n), 0, "second of two lines");
+	T_OK(n.down, "down flag");
+	T_STREQ(n.reason, "Not responding", "foreign reason");
+
+	T_INTEQ(slurm_node_line(two, strlen(two), "node9", &n), -1, "unknown node");
+	T_INTEQ(slurm_node_line("Node node1 not found\n", 20, "node1", &n), -1, "error text");
+	T_INTEQ(slurm_node_line("", 0, NULL, &n), -1, "empty");
+	const char *odd = "NodeName=n State=MIXED+DRAIN Reason=[weird [x@y]\n";
+	T_INTEQ(slurm_node_line(odd, strlen(odd), "n", &n), 0, "odd reason parses");
+	T_STREQ(n.reason, "[weird", "bracket inside the reason is kept");
+
+	/* what the injector relies on */
+	const char *dr = "NodeName=node1 Arch=x86_64 State=IDLE+DRAIN ThreadsPerCore=1 BootTime=2026-11-30T05:39:47 "
+			 "Reason=x  y [z] [root@2026-11-30T06:22:37]\n";
+	T_INTEQ(slurm_node_line(dr, strlen(dr), NULL, &n), 0, "first node line when none is named");
+	T_STREQ(n.name, "node1", "node name");
+	T_STREQ(n.reason, "x  y [z]", "reason keeps its own brackets and spacing");
+	T_STREQ(n.reason_user, "root", "reason user");
+	T_STREQ(n.reason_time, "2026-11-30T06:22:37", "reason time");
+	T_STREQ(n.boot_time, "2026-11-30T05:39:47", "BootTime");
+	const char *rb = "  NodeName=node1 CPUs=2 State=DOWN+REBOOT_ISSUED NextState=RESUME "
+			 "Reason=test2 : reboot issued [root@2026-11-30T06:22:57]\n";
+	T_INTEQ(slurm_node_line(rb, strlen(rb), "node1", &n), 0, "leading blanks");
+	T_STREQ(n.state, "DOWN+REBOOT_ISSUED", "NextState= does not shadow State=");
+	T_STREQ(n.reason, "test2 : reboot issued", "reason with a lone ':'");
+	const char *ml = "NodeName=n State=IDLE+DRAIN Reason=first line [root@2026-11-30T06:22:57]        second [x]\n";
+	T_INTEQ(slurm_node_line(ml, strlen(ml), "n", &n), 0, "multi-line reason parses");
+	T_STREQ(n.reason, "first line", "multi-line reason: text before the stamp");
+	T_STREQ(n.reason_user, "root", "multi-line reason: user of the stamp");
+	const char *lone = "NodeName=n State=DOWN Reason=[x@y]\n";
+	slurm_node_line(lone, strlen(lone), "n", &n);
+	T_STREQ(n.reason, "[x@y]", "a stamp without text before it is the text");
+	T_STREQ(n.reason_user, "", "no user without a stamp");
+	const char *bad = "NodeName=n\x01\xff State=ID\x7fLE Reason=a\xc3\xa9 [u@t]\n";
+	T_INTEQ(slurm_node_line(bad, strlen(bad), NULL, &n), 0, "garbage bytes parse");
+	T_STREQ(n.name, "n??", "control and invalid bytes become '?'");
+	T_STREQ(n.reason, "a??", "non-ASCII becomes '?'");
+	T_INTEQ(slurm_node_line(S("PartitionName=gpu Nodes=node1 State=UP\n"), NULL, &n), -1, "a partition is no node");
+	T_INTEQ(slurm_node_line(S("NodeName=n\n"), "n", &n), 0, "a name alone is a node");
+	T_STREQ(n.state, "", "missing State= is empty");
+	T_INTEQ(slurm_node_line(NULL, 0, NULL, &n), -1, "no text");
+}
+
 static void test_conf(void)
 {
 	json_t *c = parse_slurm_conf(S(
@@ -210,6 +274,7 @@ int main(void)
 {
 	test_config();
 	test_nodes();
+	test_node_line();
 	test_conf();
 	test_yaml();
 	test_misc();

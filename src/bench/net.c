@@ -1,0 +1,1204 @@
+/* `cmax bench net`: collectives (nccl-tests through srun, mpirun or one
+ * local process), per-rail RDMA (perftest) and the front-end network
+ * (netfront.c) between every directed pair of hosts.
+ *
+ * nccl-tests figures are graded where they mean something: bus bandwidth at
+ * >= 1 GiB (not the footer average, which small sizes dominate) against the
+ * line rate of this host's active RDMA ports when the run spans nodes,
+ * out-of-place time at 64 KiB, a busbw curve that dips as messages grow
+ * (jagged: a WARN symptom of a misconfigured fabric), #wrong / out-of-bounds
+ * (FAIL), and busbw as the node count doubles. Without the binaries or the
+ * hardware every part is a SKIP with the reason. */
+#include "bench.h"
+#include "netfront.h"
+#include "../core/exitcodes.h"
+#include "../core/runner.h"
+#include "../core/strbuf.h"
+#include "../core/sysroot.h"
+#include "../parse/hostlist.h"
+#include "../parse/nccltests.h"
+#include "../parse/perftest.h"
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define GiB 1073741824.0
+
+static const char *const nccl_bins[] = {
+	"all_reduce_perf", "all_gather_perf", "reduce_scatter_perf", "alltoall_perf", "broadcast_perf",
+	"reduce_perf", "sendrecv_perf", "gather_perf", "scatter_perf", "hypercube_perf",
+};
+#define NBINS (sizeof nccl_bins / sizeof nccl_bins[0])
+
+struct nopts {
+	struct bench_opts b;
+	const char *launcher;      /* auto, srun, mpirun, local */
+	const char *collectives;   /* comma list of short names, NULL = all present */
+	const char *min_bytes, *max_bytes;
+	const char *extra;         /* more nccl-tests arguments, blank separated */
+	const char *mpi_hosts;     /* mpirun: host list */
+	int nodes;                 /* world size in nodes; 0 = the allocation's */
+	int ppn;                   /* ranks (GPUs) per node; 0 = detected */
+	int scaling;               /* also 1, 2, 4, ... nodes */
+	int nccl_json;             /* -J into the work directory, parse that */
+	int run_timeout_s;
+	double line_rate_gbit;     /* per node, override; NAN = from sysfs */
+	int nccl;                  /* run the nccl-tests part */
+	int perftest;
+	const char *hcas;
+	int pt_port;
+	const char *frontend;      /* host list for the front-end part */
+	const char *via;           /* command prefix to run on host {name} */
+	int start_servers;
+	struct nf_probe_opts probe;
+	/* helper modes */
+	const char *serve;
+	double serve_time, serve_bytes;
+	const char *probe_targets;
+	const char *sysroot;       /* read /sys and /dev under it (recorded hosts) */
+};
+
+static void usage(FILE *out)
+{
+	fputs("usage: cmax bench net [--collectives LIST] [--scaling] [--perftest] [--frontend HOSTS] [options]\n\n"
+	      "Collectives: runs the nccl-tests binaries found on PATH (all_reduce_perf, all_gather_perf,\n"
+	      "reduce_scatter_perf, alltoall_perf and the others present), -b 8 -e 16G -f 2 -g 1, through\n"
+	      "srun (inside an allocation), mpirun (--hosts) or one local process (-g GPUS).\n"
+	      "  --collectives LIST     e.g. all_reduce,alltoall (default: every binary present)\n"
+	      "  --launcher L           auto (default), srun, mpirun, local\n"
+	      "  --nodes N              nodes of the largest run (default: the allocation's)\n"
+	      "  --gpus-per-node N      ranks per node (default: /dev/nvidiaN count)\n"
+	      "  --scaling              also run at 1, 2, 4, ... nodes and report busbw as nodes double\n"
+	      "  --hosts LIST           mpirun hosts (hostlist syntax)\n"
+	      "  --min-bytes B --max-bytes B   sweep bounds (default 8 and 16G)\n"
+	      "  --nccl-args 'ARGS'     more nccl-tests arguments (e.g. '-c 0')\n"
+	      "  --nccl-json            also ask for -J FILE (nccl-tests >= 2.17) and parse it\n"
+	      "  --run-timeout S        per nccl-tests run (default 1800; a hang becomes an ERROR)\n"
+	      "  --line-rate GBIT       NIC line rate per node in Gb/s (default: active ports in\n"
+	      "                         /sys/class/infiniband/*/ports/*/rate)\n"
+	      "  --no-nccl              skip the collectives\n"
+	      "RDMA per rail:\n"
+	      "  --perftest             ib_write_bw and ib_read_bw per HCA (between the first two nodes of\n"
+	      "                         the allocation, else through the HCA's loopback)\n"
+	      "  --hca LIST             HCAs (default: active ones in sysfs)   --perftest-port P\n"
+	      "Front-end network (native):\n"
+	      "  --frontend HOSTS       [NAME=]ADDR[:PORT],... : RTT, UDP loss, TCP throughput per directed pair\n"
+	      "  --via 'CMD {name}'     run the probe on host NAME with this prefix (e.g. 'ssh {name}',\n"
+	      "                         'ip netns exec {name}'); in an allocation srun is used; otherwise only\n"
+	      "                         the pairs from this host are measured\n"
+	      "  --start-servers        start the servers through --via / srun (else start them by hand)\n"
+	      "  --frontend-seconds S   TCP throughput seconds per pair (default 2)\n"
+	      "  --udp-probes N         UDP probes per pair (default 200)\n"
+	      "  --sysroot DIR          read /sys/class/infiniband and /dev under DIR (recorded hosts)\n"
+	      "  --serve ADDR:PORT      run the server here (bounded: --serve-time S, default 600;\n"
+	      "                         --serve-bytes B, default 64G)\n\n", out);
+	bench_common_usage(out);
+	fputs("  (--path DIR: where nccl-tests -J files go; default $TMPDIR or /tmp)\n", out);
+}
+
+static double parse_bytes(const char *s)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (end == s || v < 0)
+		return NAN;
+	switch (*end) {
+	case 'k': case 'K': v *= 1024; end++; break;
+	case 'm': case 'M': v *= 1048576.0; end++; break;
+	case 'g': case 'G': v *= GiB; end++; break;
+	case 't': case 'T': v *= GiB * 1024; end++; break;
+	default: break;
+	}
+	return *end ? NAN : v;
+}
+
+static int parse(int argc, char **argv, struct nopts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->launcher = "auto";
+	o->min_bytes = "8";
+	o->max_bytes = "16G";
+	o->run_timeout_s = 1800;
+	o->line_rate_gbit = NAN;
+	o->nccl = 1;
+	o->pt_port = 18515;
+	o->serve_time = 600;
+	o->serve_bytes = 64 * GiB;
+	nf_probe_defaults(&o->probe);
+	for (int i = 1; i < argc; i++) {
+		int r = bench_common_opt(&o->b, argc, argv, &i, "net");
+		if (r < 0)
+			return EXIT_USAGE;
+		if (r > 0)
+			continue;
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		double d;
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return -1;
+		}
+#define FLAG(name, field) else if (!strcmp(a, name)) o->field = 1;
+#define STR(name, field) else if (!strcmp(a, name) && v) { o->field = v; i++; }
+#define INT(name, field, lo, hi) else if (!strcmp(a, name) && v) { long n = strtol(v, &end, 10); \
+			if (*end || n < (lo) || n > (hi)) goto bad; else { o->field = (int)n; i++; } }
+#define DBL(name, field, lo, hi) else if (!strcmp(a, name) && v) { d = strtod(v, &end); \
+			if (*end || !(d >= (lo)) || d > (hi)) goto bad; else { o->field = d; i++; } }
+		FLAG("--scaling", scaling)
+		FLAG("--nccl-json", nccl_json)
+		FLAG("--perftest", perftest)
+		FLAG("--start-servers", start_servers)
+		else if (!strcmp(a, "--no-nccl"))
+			o->nccl = 0;
+		STR("--launcher", launcher)
+		STR("--collectives", collectives)
+		STR("--nccl-args", extra)
+		STR("--hosts", mpi_hosts)
+		STR("--hca", hcas)
+		STR("--frontend", frontend)
+		STR("--via", via)
+		STR("--serve", serve)
+		STR("--probe", probe_targets)
+		STR("--sysroot", sysroot)
+		INT("--nodes", nodes, 1, 100000)
+		INT("--gpus-per-node", ppn, 1, 1024)
+		INT("--run-timeout", run_timeout_s, 1, 7 * 86400)
+		INT("--perftest-port", pt_port, 1024, 65000)
+		INT("--udp-probes", probe.udp_count, 1, 100000)
+		INT("--echo-probes", probe.echo_count, 1, 1000)
+		DBL("--line-rate", line_rate_gbit, 0.001, 1e6)
+		DBL("--frontend-seconds", probe.tput_s, 0.05, 3600)
+		DBL("--serve-time", serve_time, 1, 86400)
+		DBL("--serve-bytes", serve_bytes, 1, 1e15)
+		else if (!strcmp(a, "--min-bytes") && v) {
+			if (isnan(parse_bytes(v)))
+				goto bad;
+			o->min_bytes = v;
+			i++;
+		} else if (!strcmp(a, "--max-bytes") && v) {
+			if (isnan(parse_bytes(v)))
+				goto bad;
+			o->max_bytes = v;
+			i++;
+		} else {
+			fprintf(stderr, "cmax bench net: unknown or incomplete option '%s' (see --help)\n", a);
+			return EXIT_USAGE;
+		}
+		continue;
+bad:
+		fprintf(stderr, "cmax bench net: bad value '%s' for %s\n", v, a);
+		return EXIT_USAGE;
+	}
+	if (strcmp(o->launcher, "auto") && strcmp(o->launcher, "srun") && strcmp(o->launcher, "mpirun") &&
+	    strcmp(o->launcher, "local")) {
+		fprintf(stderr, "cmax bench net: --launcher wants auto, srun, mpirun or local\n");
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static struct result *row(struct bench_run *b, const char *id, const char *title)
+{
+	struct result *r = bench_row(b, id, title);
+	free((char *)r->profile);
+	r->profile = xstrdup("networking");
+	return r;
+}
+
+/* ids allow [a-z0-9-] only */
+static char *id_part(const char *s)
+{
+	char *o = xstrdup(s && *s ? s : "x");
+	for (char *p = o; *p; p++)
+		*p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '-';
+	return o;
+}
+
+static json_t *jnum(double v, double scale)
+{
+	return isnan(v) ? json_null() : json_real(round(v * scale) / scale);
+}
+
+/* ---- line rate from sysfs ------------------------------------------------ */
+
+struct port {
+	char dev[64];
+	int port;
+	double gbit;
+	int active;
+	char layer[16];
+};
+
+static int read_ports(struct port *out, int max)
+{
+	char **devs = NULL;
+	size_t nd = 0;
+	int n = 0;
+	if (sr_list("/sys/class/infiniband", &devs, &nd) != 0)
+		return 0;
+	for (size_t i = 0; i < nd && n < max; i++) {
+		char *pd = xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
+		char **ports = NULL;
+		size_t np = 0;
+		if (sr_list(pd, &ports, &np) == 0) {
+			for (size_t j = 0; j < np && n < max; j++) {
+				char *p = xasprintf("%s/%s/rate", pd, ports[j]);
+				char *rate = sr_read_str(p);
+				free(p);
+				p = xasprintf("%s/%s/state", pd, ports[j]);
+				char *st = sr_read_str(p);
+				free(p);
+				p = xasprintf("%s/%s/link_layer", pd, ports[j]);
+				char *ll = sr_read_str(p);
+				free(p);
+				struct port *w = &out[n];
+				memset(w, 0, sizeof *w);
+				snprintf(w->dev, sizeof w->dev, "%s", devs[i]);
+				w->port = atoi(ports[j]);
+				w->gbit = rate ? strtod(rate, NULL) : NAN; /* "400 Gb/sec (4X NDR)" */
+				w->active = st && strstr(st, "ACTIVE") != NULL;
+				snprintf(w->layer, sizeof w->layer, "%s", ll ? ll : "?");
+				if (rate)
+					n++;
+				free(rate);
+				free(st);
+				free(ll);
+			}
+			sr_list_free(ports, np);
+		}
+		free(pd);
+	}
+	sr_list_free(devs, nd);
+	return n;
+}
+
+/* ---- nccl-tests --------------------------------------------------------- */
+
+struct launch {
+	const char *kind;   /* srun, mpirun, local */
+	int max_nodes;
+	int ppn;
+	json_t *hosts;      /* mpirun hosts */
+};
+
+static int count_gpus(void)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int g = 0;
+	if (sr_list("/dev", &names, &n) != 0)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!strncmp(names[i], "nvidia", 6) && names[i][6] && strspn(names[i] + 6, "0123456789") == strlen(names[i] + 6))
+			g++;
+	sr_list_free(names, n);
+	return g;
+}
+
+static void pick_launcher(const struct nopts *o, struct launch *L, struct strbuf *why)
+{
+	const char *jid = getenv("SLURM_JOB_ID");
+	char *srun = runner_which("srun"), *mpirun = runner_which("mpirun");
+	L->hosts = o->mpi_hosts ? hostlist_expand_json(o->mpi_hosts, strlen(o->mpi_hosts), 4096, NULL) : NULL;
+	if (!strcmp(o->launcher, "auto"))
+		L->kind = jid && srun ? "srun" : mpirun && L->hosts ? "mpirun" : "local";
+	else
+		L->kind = o->launcher;
+	const char *nn = getenv("SLURM_JOB_NUM_NODES");
+	if (!nn)
+		nn = getenv("SLURM_NNODES");
+	if (!strcmp(L->kind, "srun"))
+		L->max_nodes = o->nodes ? o->nodes : nn && atoi(nn) > 0 ? atoi(nn) : 1;
+	else if (!strcmp(L->kind, "mpirun"))
+		L->max_nodes = o->nodes ? o->nodes : L->hosts && json_array_size(L->hosts) ? (int)json_array_size(L->hosts) : 1;
+	else
+		L->max_nodes = 1;
+	int g = count_gpus();
+	const char *gon = getenv("SLURM_GPUS_ON_NODE");
+	L->ppn = o->ppn ? o->ppn : gon && atoi(gon) > 0 ? atoi(gon) : g > 0 ? g : 1;
+	sb_addf(why, "%s, %d node%s x %d rank%s", L->kind, L->max_nodes, L->max_nodes == 1 ? "" : "s", L->ppn,
+		L->ppn == 1 ? "" : "s");
+	free(srun);
+	free(mpirun);
+}
+
+struct argv_b {
+	char *a[64];
+	int n;
+};
+
+static void av(struct argv_b *v, char *s)
+{
+	if (v->n < 63)
+		v->a[v->n++] = s;
+	else
+		free(s);
+	v->a[v->n] = NULL;
+}
+
+static void av_free(struct argv_b *v)
+{
+	for (int i = 0; i < v->n; i++)
+		free(v->a[i]);
+	v->n = 0;
+}
+
+static void av_split(struct argv_b *v, const char *s, const char *name)
+{
+	while (s && *s) {
+		while (*s == ' ' || *s == '\t')
+			s++;
+		const char *e = s;
+		while (*e && *e != ' ' && *e != '\t')
+			e++;
+		if (e > s) {
+			char *w = xstrndup(s, (size_t)(e - s));
+			char *at = name ? strstr(w, "{name}") : NULL;
+			if (at) {
+				*at = 0;
+				char *x = xasprintf("%s%s%s", w, name, at + 6);
+				free(w);
+				w = x;
+			}
+			av(v, w);
+		}
+		s = e;
+	}
+}
+
+static void build_nccl(struct argv_b *v, const struct nopts *o, const struct launch *L, const char *bin, int nodes,
+		       const char *json_path)
+{
+	v->n = 0;
+	if (!strcmp(L->kind, "srun")) {
+		av(v, xstrdup("srun"));
+		av(v, xasprintf("--nodes=%d", nodes));
+		av(v, xasprintf("--ntasks=%d", nodes * L->ppn));
+		av(v, xasprintf("--ntasks-per-node=%d", L->ppn));
+	} else if (!strcmp(L->kind, "mpirun")) {
+		av(v, xstrdup("mpirun"));
+		av(v, xstrdup("-np"));
+		av(v, xasprintf("%d", nodes * L->ppn));
+		if (L->hosts && json_array_size(L->hosts)) {
+			struct strbuf sb = STRBUF_INIT;
+			for (int i = 0; i < nodes && i < (int)json_array_size(L->hosts); i++)
+				sb_addf(&sb, "%s%s:%d", i ? "," : "", json_string_value(json_array_get(L->hosts, (size_t)i)), L->ppn);
+			av(v, xstrdup("-H"));
+			av(v, sb_detach(&sb));
+		}
+	}
+	av(v, xstrdup(bin));
+	av(v, xstrdup("-b"));
+	av(v, xstrdup(o->min_bytes));
+	av(v, xstrdup("-e"));
+	av(v, xstrdup(o->max_bytes));
+	av(v, xstrdup("-f"));
+	av(v, xstrdup("2"));
+	av(v, xstrdup("-g"));
+	av(v, xasprintf("%d", strcmp(L->kind, "local") ? 1 : L->ppn));
+	if (o->extra)
+		av_split(v, o->extra, NULL);
+	if (json_path) {
+		av(v, xstrdup("-J"));
+		av(v, xstrdup(json_path));
+	}
+}
+
+static char *join_argv(const struct argv_b *v)
+{
+	struct strbuf sb = STRBUF_INIT;
+	for (int i = 0; i < v->n; i++)
+		sb_addf(&sb, "%s%s", i ? " " : "", v->a[i]);
+	return sb_detach(&sb);
+}
+
+static int wanted(const struct nopts *o, const char *bin)
+{
+	if (!o->collectives)
+		return 1;
+	size_t n = strlen(bin) - 5; /* without _perf */
+	for (const char *s = o->collectives; *s;) {
+		const char *e = strchr(s, ',');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		if ((l == n && !strncmp(s, bin, n)) || (l == n + 5 && !strncmp(s, bin, l)))
+			return 1;
+		s = e ? e + 1 : s + l;
+	}
+	return 0;
+}
+
+static char *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[8192];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (64u << 20))
+		sb_add(&sb, buf, n);
+	fclose(f);
+	*len = sb.len;
+	return sb_detach(&sb);
+}
+
+struct scale_pt {
+	int nodes;
+	double busbw;
+};
+
+/* One nccl-tests run graded into one row; returns the large-message busbw. */
+static double run_nccl(struct bench_run *b, const struct nopts *o, const struct launch *L, const char *bin,
+		       int nodes, double line_gbit, int nports)
+{
+	char coll[64];
+	snprintf(coll, sizeof coll, "%.*s", (int)(strlen(bin) - 5), bin);
+	char *cp = id_part(coll);
+	char *id = xasprintf("bench.net-nccl-%s-n%d", cp, nodes * L->ppn);
+	char *title = xasprintf("nccl-tests %s, %d node%s x %d rank%s", coll, nodes, nodes == 1 ? "" : "s", L->ppn,
+				L->ppn == 1 ? "" : "s");
+	struct result *r = row(b, id, title);
+	free(title);
+	char *jpath = o->nccl_json && b->workdir ? xasprintf("%s/%s-n%d.json", b->workdir, coll, nodes * L->ppn) : NULL;
+	struct argv_b v = { .n = 0 };
+	build_nccl(&v, o, L, bin, nodes, jpath);
+	struct run_opts ro = { .timeout_ms = o->run_timeout_s * 1000, .cap_out = 8u << 20 };
+	struct cmd_result cr;
+	runner_run((const char *const *)v.a, &ro, &cr);
+	char *cmd = join_argv(&v);
+	r_reproduce(r, cmd);
+	r_evidence(r, cmd_evidence(&cr, 2000));
+	r_expected(r, json_deep_copy(b->thresholds));
+	struct nccl_result nr;
+	char *err = NULL;
+	int parsed = -1;
+	size_t jl = 0;
+	char *jt = jpath ? slurp_file(jpath, &jl) : NULL;
+	if (jt) {
+		parsed = nccl_parse_json(jt, jl, &nr, &err);
+		r_evidence_note(r, "parsed the -J file %s", jpath);
+	}
+	if (parsed != 0 && cr.out) {
+		free(err);
+		err = NULL;
+		parsed = nccl_parse_text(cr.out, cr.out_len, &nr, &err);
+	}
+	double peak = NAN;
+	if (bench_interrupted()) {
+		r_skip(r, "interrupted before this run finished");
+	} else if (cr.outcome == RUN_NOT_FOUND) {
+		r_skip(r, "%s not found on PATH", v.a[0]);
+	} else if (cr.outcome == RUN_TIMEOUT) {
+		r_error(r, "HUNG: %s did not finish within %d s and was killed (nccl-tests hangs on a broken fabric; "
+			   "rerun with NCCL_DEBUG=INFO)", bin, cr.timeout_ms / 1000);
+	} else if (parsed != 0) {
+		char *d = cmd_describe(&cr);
+		r_error(r, "%s %s without a usable table (%s)%s%.200s", bin, d, err ? err : "?", cr.err && *cr.err ? ": " : "",
+			cr.err ? cr.err : "");
+		free(d);
+	} else {
+		if (!nr.collective)
+			nr.collective = xstrdup(coll);
+		int nhost = nr.nhosts ? nr.nhosts : nodes;
+		double at, at64;
+		double minsz = GiB;
+		if (nr.nrows && nr.rows[nr.nrows - 1].size < GiB)
+			minsz = nr.rows[nr.nrows - 1].size / 4;
+		peak = nccl_peak_busbw(&nr, minsz, &at);
+		double lat = nccl_time_at(&nr, 65536, &at64);
+		double ws, wd, noise = bench_th_num(b, "jagged", "noise", 0.1);
+		int dips = nccl_jagged(&nr, bench_th_num(b, "jagged", "min_bytes", 1048576), noise, &ws, &wd);
+		double line_gbs = line_gbit / 8;
+		double ratio = nhost > 1 && line_gbs > 0 ? peak / line_gbs : NAN;
+		json_t *ob = json_object();
+		json_object_set_new(ob, "collective", json_string(nr.collective));
+		json_object_set_new(ob, "ranks", nr.nranks ? json_integer(nr.nranks) : json_null());
+		json_object_set_new(ob, "nodes", json_integer(nhost));
+		json_t *hs = json_array();
+		for (int i = 0; i < nr.nhosts && i < 64; i++)
+			json_array_append_new(hs, json_string(nr.hosts[i]));
+		json_object_set_new(ob, "hosts", hs);
+		json_object_set_new(ob, "nccl_tests_version", nr.version ? json_string(nr.version) : json_null());
+		json_object_set_new(ob, "nccl_version", nr.nccl_version ? json_string(nr.nccl_version) : json_null());
+		json_object_set_new(ob, "source", json_string(nr.from_json ? "json" : "text"));
+		json_object_set_new(ob, "busbw_peak_gb_s", jnum(peak, 100));
+		json_object_set_new(ob, "busbw_peak_at_bytes", isnan(at) ? json_null() : json_real(at));
+		json_object_set_new(ob, "busbw_footer_avg_gb_s", jnum(nr.avg_busbw, 1e4));
+		json_object_set_new(ob, "latency_64k_us", jnum(lat, 100));
+		json_object_set_new(ob, "nic_line_rate_gbit_s", jnum(line_gbit, 100));
+		json_object_set_new(ob, "nic_ports", json_integer(nports));
+		json_object_set_new(ob, "busbw_line_ratio", jnum(ratio, 1000));
+		json_object_set_new(ob, "wrong", nr.wrong_total < 0 ? json_null() : json_integer(nr.wrong_total));
+		json_object_set_new(ob, "out_of_bounds", nr.oob < 0 ? json_null() : json_integer(nr.oob));
+		json_object_set_new(ob, "jagged_dips", json_integer(dips));
+		json_object_set_new(ob, "jagged_worst_at_bytes", isnan(ws) ? json_null() : json_real(ws));
+		json_object_set_new(ob, "jagged_worst_drop_pct", jnum(wd * 100, 10));
+		json_t *curve = json_array();
+		for (size_t i = 0; i < nr.nrows; i++) {
+			json_t *pt = json_array();
+			json_array_append_new(pt, json_real(nr.rows[i].size));
+			json_array_append_new(pt, jnum(nr.rows[i].p[NCCL_OOP].time_us, 100));
+			json_array_append_new(pt, jnum(nr.rows[i].p[NCCL_OOP].busbw, 100));
+			json_array_append_new(pt, jnum(nr.rows[i].p[NCCL_INP].busbw, 100));
+			json_array_append_new(curve, pt);
+		}
+		json_object_set_new(ob, "curve_size_time_us_busbw_oop_inp", curve);
+		r_observed(r, ob);
+
+		struct strbuf why = STRBUF_INIT;
+		enum status st = ST_PASS;
+		const char *w;
+		if (nr.failed || (cr.exit_code != 0)) {
+			st = ST_FAIL;
+			sb_addf(&why, "; the run failed (exit %d): %s", cr.exit_code, nr.error ? nr.error : "no error line");
+		}
+		if (nr.wrong_total > 0 || nr.oob > 0 || nr.oob_failed) {
+			st = ST_FAIL;
+			sb_addf(&why, "; %ld wrong elements, %ld out-of-bounds values: data corruption", nr.wrong_total > 0 ? nr.wrong_total : 0,
+				nr.oob > 0 ? nr.oob : 0);
+		}
+		char *rk = xasprintf("busbw_line_ratio_%s", nr.collective);
+		const json_t *tr = bench_th(b, rk) ? bench_th(b, rk) : bench_th(b, "busbw_line_ratio");
+		free(rk);
+		enum status s = bench_grade(tr, ratio, &w);
+		if (s != ST_SKIP) {
+			st = st_worse(st, s);
+			if (s != ST_PASS)
+				sb_addf(&why, "; busbw %.1f GB/s is %.0f%% of the %.0f Gb/s line rate, %s", peak, ratio * 100, line_gbit, w);
+		}
+		s = bench_grade(bench_th(b, "latency_64k_us"), lat, &w);
+		if (s != ST_SKIP && s != ST_PASS) {
+			st = st_worse(st, s);
+			sb_addf(&why, "; %.1f us at 64 KiB is %s", lat, w);
+		}
+		if (dips > 0) {
+			st = st_worse(st, ST_WARN);
+			sb_addf(&why, "; jagged curve: busbw falls as messages grow (%d dip%s, worst -%.0f%% at %.0f MiB)", dips,
+				dips == 1 ? "" : "s", wd * 100, ws / 1048576);
+		}
+		struct strbuf sum = STRBUF_INIT;
+		sb_addf(&sum, "busbw %.1f GB/s at %.0f MiB", peak, isnan(at) ? 0 : at / 1048576);
+		if (!isnan(ratio))
+			sb_addf(&sum, " (%.0f%% of %.0f Gb/s line rate)", ratio * 100, line_gbit);
+		else if (nhost <= 1)
+			sb_adds(&sum, " (one node: not compared with the NIC line rate)");
+		else
+			sb_adds(&sum, " (NIC line rate unknown: no active port in /sys/class/infiniband; --line-rate)");
+		sb_addf(&sum, ", %.1f us at 64 KiB", lat);
+		if (nr.wrong_total < 0)
+			sb_adds(&sum, ", correctness unchecked (#wrong N/A)");
+		r_status(r, st, "%s%s", sb_str(&sum), why.len ? sb_str(&why) : "");
+		if (st == ST_FAIL || st == ST_WARN)
+			r_remedy(r, "Compare with `NCCL_DEBUG=INFO` (transport, NCCL_IB_HCA, GDR), check every rail with "
+				    "`cmax bench net --perftest`, and look for link flaps / PFC pauses on the switch ports.");
+		sb_free(&sum);
+		sb_free(&why);
+		nccl_result_free(&nr);
+	}
+	free(jt);
+	free(jpath);
+	free(err);
+	free(cmd);
+	free(cp);
+	free(id);
+	av_free(&v);
+	cmd_result_free(&cr);
+	return peak;
+}
+
+static void scaling_row(struct bench_run *b, const char *coll, const struct scale_pt *pt, int n)
+{
+	char *cp = id_part(coll);
+	char *id = xasprintf("bench.net-nccl-%s-scaling", cp);
+	char *title = xasprintf("nccl-tests %s: busbw as the node count doubles", coll);
+	struct result *r = row(b, id, title);
+	json_t *ob = json_array();
+	double worst = NAN;
+	int wn = 0;
+	for (int i = 0; i < n; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "nodes", json_integer(pt[i].nodes));
+		json_object_set_new(e, "busbw_gb_s", jnum(pt[i].busbw, 100));
+		json_array_append_new(ob, e);
+		/* 1 -> 2 nodes changes the path (NVLink to NICs); compare from 2 up */
+		if (i > 0 && pt[i - 1].nodes >= 2 && pt[i - 1].busbw > 0 && !isnan(pt[i].busbw)) {
+			double drop = 100 * (1 - pt[i].busbw / pt[i - 1].busbw);
+			if (isnan(worst) || drop > worst) {
+				worst = drop;
+				wn = pt[i].nodes;
+			}
+		}
+	}
+	json_t *o2 = json_object();
+	json_object_set_new(o2, "points", ob);
+	json_object_set_new(o2, "worst_drop_pct", jnum(worst, 10));
+	r_observed(r, o2);
+	r_expected(r, json_deep_copy(bench_th(b, "scaling_drop_pct")));
+	const char *w;
+	enum status st = bench_grade(bench_th(b, "scaling_drop_pct"), worst < 0 ? 0 : worst, &w);
+	if (isnan(worst))
+		r_skip(r, "needs runs at two or more multi-node sizes (2, 4, ... nodes); the 1 -> 2 node step changes the path");
+	else
+		r_status(r, st, "worst busbw change %+.1f%% when doubling to %d nodes (%s)", -worst, wn, w);
+	free(cp);
+	free(id);
+	free(title);
+}
+
+/* ---- perftest ------------------------------------------------------------ */
+
+static pid_t spawn_bg(char *const argv[], const char *logpath)
+{
+	pid_t p = fork();
+	if (p == 0) {
+		setpgid(0, 0);
+		int fd = open(logpath ? logpath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		int nul = open("/dev/null", O_RDONLY);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		if (nul >= 0)
+			dup2(nul, 0);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	if (p > 0)
+		setpgid(p, p);
+	return p;
+}
+
+/* Wait up to ms for it to exit by itself, then kill its group. */
+static void reap_bg(pid_t p, int ms)
+{
+	if (p <= 0)
+		return;
+	for (int i = 0; i < ms / 20; i++) {
+		if (waitpid(p, NULL, WNOHANG) == p)
+			return;
+		struct timespec ts = { 0, 20 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	kill(-p, SIGKILL);
+	kill(p, SIGKILL);
+	waitpid(p, NULL, 0);
+}
+
+static json_t *first_two_nodes(void)
+{
+	const char *nl = getenv("SLURM_JOB_NODELIST");
+	if (!nl)
+		nl = getenv("SLURM_NODELIST");
+	json_t *a = nl ? hostlist_expand_json(nl, strlen(nl), 2, NULL) : NULL;
+	if (a && json_array_size(a) >= 2)
+		return a;
+	json_decref(a);
+	return NULL;
+}
+
+static void run_perftest(struct bench_run *b, const struct nopts *o, const struct port *ports, int np)
+{
+	const char *tests[] = { "ib_write_bw", "ib_read_bw" };
+	json_t *pair = getenv("SLURM_JOB_ID") ? first_two_nodes() : NULL;
+	const char *srv = pair ? json_string_value(json_array_get(pair, 1)) : NULL;
+	const char *cli = pair ? json_string_value(json_array_get(pair, 0)) : NULL;
+	char devs[64][64];
+	double rate[64];
+	int nd = 0;
+	if (o->hcas) {
+		for (const char *s = o->hcas; *s && nd < 64;) {
+			const char *e = strchr(s, ',');
+			size_t l = e ? (size_t)(e - s) : strlen(s);
+			snprintf(devs[nd], sizeof devs[nd], "%.*s", (int)(l < 63 ? l : 63), s);
+			rate[nd] = NAN;
+			for (int i = 0; i < np; i++)
+				if (!strcmp(ports[i].dev, devs[nd]))
+					rate[nd] = ports[i].gbit;
+			nd++;
+			s = e ? e + 1 : s + l;
+		}
+	} else {
+		for (int i = 0; i < np && nd < 64; i++) {
+			if (!ports[i].active)
+				continue;
+			snprintf(devs[nd], sizeof devs[nd], "%.63s", ports[i].dev);
+			rate[nd++] = ports[i].gbit;
+		}
+	}
+	if (!nd) {
+		struct result *r = row(b, "bench.net-perftest", "perftest per HCA");
+		r_skip(r, "no active RDMA port in /sys/class/infiniband (and no --hca): nothing to test");
+		json_decref(pair);
+		return;
+	}
+	for (size_t t = 0; t < 2 && !bench_interrupted(); t++) {
+		char *bin = runner_which(tests[t]);
+		if (!bin) {
+			char *id = xasprintf("bench.net-perftest-%s", tests[t] + 3);
+			for (char *p = id; *p; p++)
+				if (*p == '_')
+					*p = '-';
+			struct result *r = row(b, id, tests[t]);
+			r_skip(r, "%s not found on PATH (Debian package perftest)", tests[t]);
+			free(id);
+			continue;
+		}
+		free(bin);
+		for (int d = 0; d < nd && !bench_interrupted(); d++) {
+			char *dp = id_part(devs[d]);
+			char *id = xasprintf("bench.net-perftest-%s-%s", !t ? "write" : "read", dp);
+			char *title = xasprintf("%s on %s (%s)", tests[t], devs[d], srv ? "between two nodes" : "HCA loopback");
+			struct result *r = row(b, id, title);
+			struct argv_b s = { .n = 0 }, c = { .n = 0 };
+			char *port = xasprintf("%d", o->pt_port + d);
+			for (int k = 0; k < 2; k++) {
+				struct argv_b *v = k ? &c : &s;
+				if (srv) {
+					av(v, xstrdup("srun"));
+					av(v, xstrdup("--overlap"));
+					av(v, xstrdup("--nodes=1"));
+					av(v, xstrdup("--ntasks=1"));
+					av(v, xasprintf("--nodelist=%s", k ? cli : srv));
+				}
+				av(v, xstrdup(tests[t]));
+				av(v, xstrdup("-d"));
+				av(v, xstrdup(devs[d]));
+				av(v, xstrdup("-p"));
+				av(v, xstrdup(port));
+				av(v, xstrdup("-s"));
+				av(v, xstrdup("65536"));
+				av(v, xstrdup("--report_gbits"));
+				av(v, xstrdup("-F"));
+				if (k)
+					av(v, xstrdup(srv ? srv : "127.0.0.1"));
+			}
+			char *log = b->workdir ? xasprintf("%s/%s-%s-server.log", b->workdir, tests[t], devs[d]) : NULL;
+			pid_t sp = spawn_bg(s.a, log);
+			struct timespec ts = { 0, 500 * 1000000 }; /* the server listens */
+			nanosleep(&ts, NULL);
+			struct run_opts ro = { .timeout_ms = 120000 };
+			struct cmd_result cr;
+			runner_run((const char *const *)c.a, &ro, &cr);
+			reap_bg(sp, 3000);
+			char *sc = join_argv(&s), *cc = join_argv(&c);
+			char *rep = xasprintf("%s &  # server\n%s", sc, cc);
+			r_reproduce(r, rep);
+			r_evidence(r, cmd_evidence(&cr, 1500));
+			r_expected(r, json_deep_copy(bench_th(b, "perftest_line_ratio")));
+			struct pt_report pr;
+			char *err = NULL;
+			int ok = cr.outcome == RUN_EXITED && pt_parse(cr.out, cr.out_len, &pr, &err) == 0;
+			if (cr.outcome == RUN_TIMEOUT) {
+				r_error(r, "HUNG: %s did not finish within %d s", tests[t], cr.timeout_ms / 1000);
+			} else if (!ok) {
+				char *dsc = cmd_describe(&cr);
+				r_error(r, "%s %s without a report (%s)", tests[t], dsc, err ? err : "?");
+				free(dsc);
+			} else if (!pr.nrows) {
+				r_fail(r, "%s on %s: %s", tests[t], devs[d], pr.error ? pr.error : "no result rows");
+				pt_report_free(&pr);
+			} else {
+				double at, g = pt_best_avg_gbps(&pr, 65536, 1048576, &at);
+				if (isnan(g))
+					g = pt_best_avg_gbps(&pr, 0, 1e18, &at);
+				double ratio = rate[d] > 0 ? g / rate[d] : NAN;
+				json_t *ob = json_object();
+				json_object_set_new(ob, "device", json_string(devs[d]));
+				json_object_set_new(ob, "peer", srv ? json_string(srv) : json_string("loopback"));
+				json_object_set_new(ob, "link_type", pr.link_type ? json_string(pr.link_type) : json_null());
+				json_object_set_new(ob, "units", json_string(pr.units_gbits ? "Gb/sec" : "MiB/sec"));
+				json_object_set_new(ob, "bw_avg_gbit_s", jnum(g, 100));
+				json_object_set_new(ob, "bw_peak_gbit_s", jnum(pr.rows[0].peak_gbps, 100));
+				json_object_set_new(ob, "msgrate_mpps", jnum(pr.rows[0].msgrate_mpps, 1e6));
+				json_object_set_new(ob, "at_bytes", jnum(at, 1));
+				json_object_set_new(ob, "port_rate_gbit_s", jnum(rate[d], 1));
+				json_object_set_new(ob, "line_ratio", jnum(ratio, 1000));
+				r_observed(r, ob);
+				const char *w;
+				enum status st = bench_grade(bench_th(b, "perftest_line_ratio"), ratio, &w);
+				if (st == ST_SKIP)
+					r_skip(r, "%.1f Gb/s average at %.0f KiB; port rate unknown: not graded", g, at / 1024);
+				else
+					r_status(r, st, "%.1f Gb/s average at %.0f KiB = %.0f%% of the %.0f Gb/s port (%s)", g, at / 1024,
+						 ratio * 100, rate[d], w);
+				pt_report_free(&pr);
+			}
+			free(err);
+			free(rep);
+			free(sc);
+			free(cc);
+			free(log);
+			free(port);
+			av_free(&s);
+			av_free(&c);
+			cmd_result_free(&cr);
+			free(title);
+			free(id);
+			free(dp);
+		}
+	}
+	json_decref(pair);
+}
+
+/* ---- front-end ------------------------------------------------------------ */
+
+struct fe_host {
+	char name[256];
+	char target[320];
+};
+
+static int parse_fe_hosts(const char *list, struct fe_host *h, int max)
+{
+	int n = 0;
+	for (const char *s = list; *s && n < max;) {
+		const char *e = strchr(s, ',');
+		size_t l = e ? (size_t)(e - s) : strlen(s);
+		char item[256];
+		snprintf(item, sizeof item, "%.*s", (int)(l < 255 ? l : 255), s);
+		char *eq = strchr(item, '=');
+		const char *addr = eq ? eq + 1 : item;
+		if (eq)
+			*eq = 0;
+		char host[160], p[16];
+		if (*addr && nf_split(addr, host, sizeof host, p, sizeof p) == 0) {
+			snprintf(h[n].name, sizeof h[n].name, "%s", eq ? item : host);
+			snprintf(h[n].target, sizeof h[n].target, strchr(host, ':') ? "[%s]:%s" : "%s:%s", host, p);
+			n++;
+		}
+		s = e ? e + 1 : s + l;
+	}
+	return n;
+}
+
+static int has_cmd(const char *name)
+{
+	char *p = runner_which(name);
+	free(p);
+	return p != NULL;
+}
+
+static void self_argv(struct argv_b *v, const struct nopts *o, const char *via, const char *name, int srun)
+{
+	v->n = 0;
+	if (srun) {
+		av(v, xstrdup("srun"));
+		av(v, xstrdup("--overlap"));
+		av(v, xstrdup("--nodes=1"));
+		av(v, xstrdup("--ntasks=1"));
+		av(v, xasprintf("--nodelist=%s", name));
+	} else if (via) {
+		av_split(v, via, name);
+	}
+	char buf[4096];
+	ssize_t l = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	buf[l > 0 ? l : 0] = 0;
+	av(v, xstrdup(l > 0 ? buf : "cmax"));
+	av(v, xstrdup("bench"));
+	av(v, xstrdup("net"));
+	(void)o;
+}
+
+static void fe_grade(struct bench_run *b, const char *src, const char *dst, json_t *m, const char *cmd)
+{
+	char *s1 = id_part(src), *s2 = id_part(dst);
+	char *id = xasprintf("bench.net-frontend-%s-to-%s", s1, s2);
+	char *title = xasprintf("front-end network %s -> %s", src, dst);
+	struct result *r = row(b, id, title);
+	if (cmd)
+		r_reproduce(r, cmd);
+	r_expected(r, json_deep_copy(bench_th(b, "frontend")));
+	const json_t *th = bench_th(b, "frontend");
+	if (!json_is_object(m)) {
+		r_error(r, "no measurement came back");
+	} else if (!json_is_true(json_object_get(m, "ok"))) {
+		r_observed(r, json_incref(m));
+		r_fail(r, "%s -> %s: %s", src, dst, json_string_value(json_object_get(m, "error")) ?
+			json_string_value(json_object_get(m, "error")) : "probe failed");
+		r_remedy(r, "Is `cmax bench net --serve ADDR:PORT` running on %s, and does a firewall allow TCP and UDP to it?", dst);
+	} else {
+		r_observed(r, json_incref(m));
+		json_t *rt = json_object_get(m, "rtt_us"), *u = json_object_get(m, "udp"), *t = json_object_get(m, "tcp");
+		double rtt = json_is_number(json_object_get(rt, "p50")) ? json_number_value(json_object_get(rt, "p50")) / 1000 : NAN;
+		double loss = json_is_number(json_object_get(u, "loss_pct")) ? json_number_value(json_object_get(u, "loss_pct")) : NAN;
+		double g = json_is_number(json_object_get(t, "gbit_s")) ? json_number_value(json_object_get(t, "gbit_s")) : NAN;
+		const char *w1, *w2, *w3;
+		enum status a = bench_grade(json_object_get(th, "rtt_ms"), rtt, &w1);
+		enum status c = bench_grade(json_object_get(th, "loss_pct"), loss, &w2);
+		enum status d = bench_grade(json_object_get(th, "tcp_gbit_s"), g, &w3);
+		enum status st = ST_PASS;
+		struct strbuf why = STRBUF_INIT;
+		if (a != ST_SKIP) {
+			st = st_worse(st, a);
+			if (a != ST_PASS)
+				sb_addf(&why, "; RTT %s", w1);
+		}
+		if (c != ST_SKIP) {
+			st = st_worse(st, c);
+			if (c != ST_PASS)
+				sb_addf(&why, "; loss %s", w2);
+		}
+		if (d != ST_SKIP) {
+			st = st_worse(st, d);
+			if (d != ST_PASS)
+				sb_addf(&why, "; throughput %s", w3);
+		}
+		r_status(r, st, "RTT p50 %.3f ms, UDP loss %.2f%% (%lld/%lld), TCP %.2f Gb/s%s", rtt, loss,
+			 (long long)json_integer_value(json_object_get(u, "received")),
+			 (long long)json_integer_value(json_object_get(u, "sent")), g, sb_str(&why));
+		sb_free(&why);
+	}
+	free(s1);
+	free(s2);
+	free(id);
+	free(title);
+}
+
+static void run_frontend(struct bench_run *b, const struct nopts *o)
+{
+	struct fe_host h[64];
+	int n = parse_fe_hosts(o->frontend, h, 64);
+	int srun = !o->via && getenv("SLURM_JOB_ID") && has_cmd("srun");
+	pid_t servers[64];
+	int nsrv = 0;
+	if (n < 1) {
+		struct result *r = row(b, "bench.net-frontend", "front-end network");
+		r_error(r, "--frontend '%s' names no usable host (want [NAME=]ADDR[:PORT],...)", o->frontend);
+		return;
+	}
+	if (o->start_servers && (o->via || srun)) {
+		for (int i = 0; i < n; i++) {
+			struct argv_b v;
+			self_argv(&v, o, o->via, h[i].name, srun);
+			av(&v, xstrdup("--serve"));
+			av(&v, xstrdup(h[i].target));
+			av(&v, xstrdup("--serve-time"));
+			av(&v, xasprintf("%.0f", 60 + n * n * (o->probe.tput_s + 3)));
+			servers[nsrv++] = spawn_bg(v.a, NULL);
+			av_free(&v);
+		}
+		struct timespec ts = { 0, 700 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+	for (int i = 0; i < n && !bench_interrupted(); i++) {
+		int remote = o->via || srun;
+		if (!remote && i > 0)
+			break;
+		const char *src = remote ? h[i].name : b->host;
+		struct strbuf tg = STRBUF_INIT;
+		for (int j = 0; j < n; j++)
+			if (!remote || j != i)
+				sb_addf(&tg, "%s%s", tg.len ? "," : "", h[j].target);
+		if (!tg.len) {
+			sb_free(&tg);
+			continue;
+		}
+		json_t *res = NULL;
+		char *cmd = NULL;
+		if (remote) {
+			struct argv_b v;
+			self_argv(&v, o, o->via, h[i].name, srun);
+			av(&v, xstrdup("--probe"));
+			av(&v, xstrdup(sb_str(&tg)));
+			av(&v, xstrdup("--frontend-seconds"));
+			av(&v, xasprintf("%g", o->probe.tput_s));
+			av(&v, xstrdup("--udp-probes"));
+			av(&v, xasprintf("%d", o->probe.udp_count));
+			av(&v, xstrdup("--echo-probes"));
+			av(&v, xasprintf("%d", o->probe.echo_count));
+			cmd = join_argv(&v);
+			int per = (int)(n * (o->probe.tput_s + o->probe.udp_count * 0.002 + 12) * 1000);
+			struct run_opts ro = { .timeout_ms = per };
+			struct cmd_result cr;
+			runner_run((const char *const *)v.a, &ro, &cr);
+			json_error_t je;
+			res = cr.outcome == RUN_EXITED && cr.out ? json_loads(cr.out, 0, &je) : NULL;
+			if (!json_is_array(res)) {
+				json_decref(res);
+				res = NULL;
+				char *d = cmd_describe(&cr);
+				for (int j = 0; j < n; j++) {
+					if (j == i)
+						continue;
+					json_t *m = json_object();
+					json_object_set_new(m, "ok", json_false());
+					char *e = xasprintf("the probe on %s %s: %.200s", h[i].name, d, cr.err ? cr.err : "");
+					json_object_set_new(m, "error", json_string(e));
+					free(e);
+					fe_grade(b, src, h[j].name, m, cmd);
+					json_decref(m);
+				}
+				free(d);
+			}
+			cmd_result_free(&cr);
+			av_free(&v);
+		} else {
+			res = json_array();
+			for (int j = 0; j < n && !bench_interrupted(); j++)
+				json_array_append_new(res, nf_probe(h[j].target, &o->probe));
+		}
+		for (int j = 0, k = 0; res && j < n; j++) {
+			if (remote && j == i)
+				continue;
+			fe_grade(b, src, h[j].name, json_array_get(res, (size_t)k++), cmd);
+		}
+		json_decref(res);
+		free(cmd);
+		sb_free(&tg);
+	}
+	if (!o->via && !srun && n > 1) {
+		struct result *r = row(b, "bench.net-frontend-other-pairs", "front-end network: pairs not from this host");
+		r_skip(r, "measured only from this host; for every directed pair run inside an allocation (srun) or give --via 'ssh {name}'");
+	}
+	for (int i = 0; i < nsrv; i++)
+		reap_bg(servers[i], 100);
+}
+
+/* ---- table, main ---------------------------------------------------------- */
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	fprintf(out, "cmax bench net (host %s)\n", b->host);
+	for (size_t i = 0; i < b->nrows; i++) {
+		const struct result *r = b->rows[i];
+		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.net-"), r->summary);
+	}
+}
+
+int bench_net_main(int argc, char **argv)
+{
+	struct nopts o;
+	int rc = parse(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	if (o.serve)
+		return nf_serve(o.serve, o.serve_time, o.serve_bytes);
+	if (o.probe_targets) {
+		json_t *arr = json_array();
+		char *copy = xstrdup(o.probe_targets), *save = NULL;
+		int k = 0;
+		for (char *t = strtok_r(copy, ",", &save); t && k < 256; t = strtok_r(NULL, ",", &save), k++)
+			json_array_append_new(arr, nf_probe(t, &o.probe));
+		free(copy);
+		json_dumpf(arr, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(arr);
+		return EXIT_OK;
+	}
+	if (!o.b.path) {
+		const char *t = getenv("TMPDIR");
+		o.b.path = t && *t ? t : "/tmp";
+	}
+	struct bench_run b;
+	rc = bench_init(&b, "net", &o.b, argc, argv);
+	if (rc) {
+		bench_free(&b);
+		return rc;
+	}
+	if (o.sysroot && sysroot_set(o.sysroot) < 0) {
+		fprintf(stderr, "cmax bench net: --sysroot %s: not a directory\n", o.sysroot);
+		bench_free(&b);
+		return EXIT_NOINPUT;
+	}
+	struct port ports[128];
+	int np = read_ports(ports, 128);
+	double line = o.line_rate_gbit;
+	int nact = 0;
+	if (isnan(line)) {
+		line = 0;
+		for (int i = 0; i < np; i++)
+			if (ports[i].active && ports[i].gbit > 0) {
+				line += ports[i].gbit;
+				nact++;
+			}
+		if (!nact)
+			line = NAN;
+	}
+	struct launch L = { 0 };
+	struct strbuf lw = STRBUF_INIT;
+	pick_launcher(&o, &L, &lw);
+	const char *found[NBINS];
+	int nf = 0;
+	for (size_t i = 0; i < NBINS && o.nccl; i++) {
+		char *p = runner_which(nccl_bins[i]);
+		if (p && wanted(&o, nccl_bins[i]))
+			found[nf++] = nccl_bins[i];
+		free(p);
+	}
+	int sizes[32], nsz = 0;
+	if (o.scaling && L.max_nodes > 1)
+		for (int k = 1; k < L.max_nodes && nsz < 30; k *= 2)
+			sizes[nsz++] = k;
+	sizes[nsz++] = L.max_nodes;
+	json_object_set_new(b.params, "launcher", json_string(sb_str(&lw)));
+	json_object_set_new(b.params, "sweep", json_string("-b 8 -e 16G -f 2 -g 1 (bounds from --min-bytes/--max-bytes)"));
+	json_object_set_new(b.params, "nic_line_rate_gbit_s", jnum(line, 100));
+	json_object_set_new(b.params, "nic_active_ports", json_integer(nact));
+	if (o.b.dry_run) {
+		printf("cmax bench net --dry-run: nothing is run.\nLauncher: %s; NIC line rate %s\n", sb_str(&lw),
+		       isnan(line) ? "unknown" : "known");
+		for (int i = 0; i < nf; i++)
+			for (int s = 0; s < nsz; s++) {
+				struct argv_b v;
+				build_nccl(&v, &o, &L, found[i], sizes[s], o.nccl_json ? "WORKDIR/FILE.json" : NULL);
+				char *c = join_argv(&v);
+				printf("  %s\n", c);
+				free(c);
+				av_free(&v);
+			}
+		if (!nf && o.nccl)
+			printf("  (no nccl-tests binaries on PATH)\n");
+		if (o.perftest)
+			printf("  ib_write_bw / ib_read_bw per active HCA\n");
+		if (o.frontend)
+			printf("  front-end probes between %s\n", o.frontend);
+		sb_free(&lw);
+		json_decref(L.hosts);
+		bench_free(&b);
+		return EXIT_OK;
+	}
+	int need_start = nf > 0 || o.perftest || (o.frontend != NULL);
+	if (!nf && o.nccl) {
+		struct result *r = row(&b, "bench.net-nccl", "nccl-tests collectives");
+		r_skip(r, "no nccl-tests on PATH (%s%s): build NVIDIA/nccl-tests (make MPI=1 for several nodes) and put "
+			  "its build/ directory on PATH", o.collectives ? "wanted: " : "looked for all_reduce_perf, all_gather_perf, ...",
+		       o.collectives ? o.collectives : "");
+	}
+	if (need_start) {
+		rc = bench_start(&b, "nccl-tests -J files and perftest server logs; it also loads the GPUs and the fabric");
+		if (rc) {
+			sb_free(&lw);
+			json_decref(L.hosts);
+			bench_free(&b);
+			return rc;
+		}
+	}
+	for (int i = 0; i < nf && !bench_interrupted(); i++) {
+		struct scale_pt pt[32];
+		int npt = 0;
+		for (int s = 0; s < nsz && !bench_interrupted(); s++) {
+			pt[npt].nodes = sizes[s];
+			pt[npt++].busbw = run_nccl(&b, &o, &L, found[i], sizes[s], line, nact);
+		}
+		if (o.scaling && !bench_interrupted()) {
+			char coll[64];
+			snprintf(coll, sizeof coll, "%.*s", (int)(strlen(found[i]) - 5), found[i]);
+			scaling_row(&b, coll, pt, npt);
+		}
+	}
+	if (o.perftest && !bench_interrupted())
+		run_perftest(&b, &o, ports, np);
+	if (o.frontend && !bench_interrupted())
+		run_frontend(&b, &o);
+	rc = bench_finish(&b, table);
+	sb_free(&lw);
+	json_decref(L.hosts);
+	bench_free(&b);
+	return rc;
+}

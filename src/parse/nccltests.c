@@ -1,0 +1,587 @@
+/* nccl-tests text table and JSON file. The text parser reads the column
+ * header (the comment line naming "size" and "count") and maps columns by
+ * name, so builds with or without the root column, "error" instead of
+ * "#wrong", or only one placement all parse; a headerless table falls back
+ * to the two layouts by token count. */
+#include "nccltests.h"
+#include "../core/strbuf.h"
+#include <ctype.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum col { C_SKIP, C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT, C_TIME, C_ALGBW, C_BUSBW, C_WRONG, C_ERR };
+
+#define MAXCOLS 32
+#define MAXTOK 40
+#define MAXROWS 4096
+#define MAXHOSTS 4096
+
+struct layout {
+	int n;
+	enum col c[MAXCOLS];
+	int g[MAXCOLS];       /* placement of a per-placement column */
+};
+
+void nccl_result_free(struct nccl_result *r)
+{
+	if (!r)
+		return;
+	free(r->collective);
+	free(r->version);
+	free(r->nccl_version);
+	for (int i = 0; i < r->nhosts; i++)
+		free(r->hosts[i]);
+	free(r->hosts);
+	free(r->rows);
+	free(r->error);
+	memset(r, 0, sizeof *r);
+}
+
+static void init(struct nccl_result *r)
+{
+	memset(r, 0, sizeof *r);
+	r->avg_busbw = NAN;
+	r->oob = -1;
+	r->wrong_total = -1;
+}
+
+static void add_host(struct nccl_result *r, const char *h, size_t n)
+{
+	if (!n || n > 255)
+		return;
+	for (int i = 0; i < r->nhosts; i++)
+		if (strlen(r->hosts[i]) == n && !strncmp(r->hosts[i], h, n))
+			return;
+	if (r->nhosts >= MAXHOSTS)
+		return;
+	r->hosts = xrealloc(r->hosts, (size_t)(r->nhosts + 1) * sizeof *r->hosts);
+	r->hosts[r->nhosts++] = str_sanitize(h, n);
+}
+
+static void set_error(struct nccl_result *r, const char *s, size_t n)
+{
+	r->failed = 1;
+	if (!r->error)
+		r->error = str_sanitize(s, n > 300 ? 300 : n);
+}
+
+static struct nccl_row *new_row(struct nccl_result *r)
+{
+	if (r->nrows >= MAXROWS)
+		return NULL;
+	r->rows = xrealloc(r->rows, (r->nrows + 1) * sizeof *r->rows);
+	struct nccl_row *w = &r->rows[r->nrows++];
+	memset(w, 0, sizeof *w);
+	w->root = -1;
+	for (int p = 0; p < NCCL__NPLACE; p++) {
+		w->p[p].time_us = w->p[p].algbw = w->p[p].busbw = w->p[p].max_err = NAN;
+		w->p[p].wrong = -1;
+	}
+	return w;
+}
+
+/* Split [s, e) on blanks into at most MAXTOK NUL-terminated tokens in buf. */
+static int tokenize(const char *s, const char *e, char *buf, size_t cap, char **tok)
+{
+	int n = 0;
+	size_t at = 0;
+	while (s < e && n < MAXTOK) {
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		if (s >= e)
+			break;
+		const char *t = s;
+		while (s < e && !isspace((unsigned char)*s))
+			s++;
+		size_t l = (size_t)(s - t);
+		if (at + l + 1 > cap)
+			break;
+		memcpy(buf + at, t, l);
+		buf[at + l] = 0;
+		tok[n++] = buf + at;
+		at += l + 1;
+	}
+	return n;
+}
+
+static int num(const char *t, double *v)
+{
+	char *end;
+	if (!strcmp(t, "N/A") || !strcmp(t, "n/a") || !strcmp(t, "-")) {
+		*v = NAN;
+		return 1;
+	}
+	double d = strtod(t, &end);
+	if (end == t || *end || isinf(d))
+		return 0;
+	*v = d;
+	return 1;
+}
+
+static int all_digits(const char *t)
+{
+	if (!*t)
+		return 0;
+	for (; *t; t++)
+		if (!isdigit((unsigned char)*t))
+			return 0;
+	return 1;
+}
+
+static int header_layout(char **tok, int n, struct layout *L)
+{
+	int has_size = 0, has_count = 0, g = -1;
+	memset(L, 0, sizeof *L);
+	for (int i = 0; i < n && L->n < MAXCOLS; i++) {
+		const char *t = tok[i];
+		enum col c = C_SKIP;
+		if (!strcmp(t, "size"))
+			c = C_SIZE, has_size = 1;
+		else if (!strcmp(t, "count"))
+			c = C_COUNT, has_count = 1;
+		else if (!strcmp(t, "type"))
+			c = C_TYPE;
+		else if (!strcmp(t, "redop"))
+			c = C_REDOP;
+		else if (!strcmp(t, "root"))
+			c = C_ROOT;
+		else if (!strcmp(t, "time") || !strcmp(t, "cputime")) {
+			c = C_TIME;
+			g++;
+		} else if (!strcmp(t, "algbw"))
+			c = C_ALGBW;
+		else if (!strcmp(t, "busbw"))
+			c = C_BUSBW;
+		else if (!strcmp(t, "#wrong") || !strcmp(t, "wrong"))
+			c = C_WRONG;
+		else if (!strcmp(t, "error") || !strcmp(t, "#error"))
+			c = C_ERR;
+		if (c >= C_TIME && (g < 0 || g >= NCCL__NPLACE))
+			c = C_SKIP;
+		L->c[L->n] = c;
+		L->g[L->n] = g < 0 ? 0 : g;
+		L->n++;
+	}
+	return has_size && has_count;
+}
+
+static void default_layout(int ntok, struct layout *L)
+{
+	static const enum col lead5[] = { C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT };
+	static const enum col per[] = { C_TIME, C_ALGBW, C_BUSBW, C_WRONG };
+	int lead = (ntok == 13 || ntok == 9) ? 5 : 4;
+	memset(L, 0, sizeof *L);
+	for (int i = 0; i < lead; i++)
+		L->c[L->n++] = lead5[i];
+	for (int g = 0; g < 2 && L->n + 4 <= ntok; g++)
+		for (int i = 0; i < 4; i++) {
+			L->c[L->n] = per[i];
+			L->g[L->n++] = g;
+		}
+}
+
+static void data_row(struct nccl_result *r, const struct layout *hdr, char **tok, int n)
+{
+	int flagged[NCCL__NPLACE] = { 0 }, m = 0;
+	char *t2[MAXTOK];
+	/* asterisks mark a value above the error threshold, glued or alone */
+	for (int i = 0; i < n; i++) {
+		size_t l = strlen(tok[i]);
+		if (!strcmp(tok[i], "*")) {
+			flagged[m > 5 + 4 ? 1 : 0] = 1;
+			continue;
+		}
+		if (l > 1 && tok[i][l - 1] == '*') {
+			tok[i][l - 1] = 0;
+			flagged[m > 5 + 3 ? 1 : 0] = 1;
+		}
+		t2[m++] = tok[i];
+	}
+	struct layout def;
+	const struct layout *L = hdr;
+	if (!L || !L->n)
+		default_layout(m, &def), L = &def;
+	if (m < 5)
+		return;
+	struct nccl_row *w = new_row(r);
+	if (!w)
+		return;
+	for (int i = 0; i < m && i < L->n; i++) {
+		double v;
+		struct nccl_place *p = &w->p[L->g[i]];
+		switch (L->c[i]) {
+		case C_SIZE:
+			num(t2[i], &w->size);
+			break;
+		case C_COUNT:
+			num(t2[i], &w->count);
+			break;
+		case C_TYPE:
+			snprintf(w->type, sizeof w->type, "%s", t2[i]);
+			break;
+		case C_REDOP:
+			snprintf(w->redop, sizeof w->redop, "%s", t2[i]);
+			break;
+		case C_ROOT:
+			if (num(t2[i], &v) && !isnan(v) && fabs(v) < 1e9)
+				w->root = (int)v;
+			break;
+		case C_TIME:
+			if (num(t2[i], &v))
+				p->time_us = v, p->present = 1;
+			break;
+		case C_ALGBW:
+			if (num(t2[i], &v))
+				p->algbw = v, p->present = 1;
+			break;
+		case C_BUSBW:
+			if (num(t2[i], &v))
+				p->busbw = v, p->present = 1;
+			break;
+		case C_WRONG:
+			if (num(t2[i], &v) && !isnan(v) && v >= 0 && v < 1e15)
+				p->wrong = (long)v;
+			break;
+		case C_ERR:
+			if (num(t2[i], &v))
+				p->max_err = v;
+			break;
+		default:
+			break;
+		}
+	}
+	for (int g = 0; g < NCCL__NPLACE; g++) {
+		w->p[g].flagged = flagged[g];
+		if (flagged[g])
+			r->flagged++;
+		if (w->p[g].wrong > 0 || (w->p[g].wrong < 0 && flagged[g]))
+			r->wrong_total = (r->wrong_total < 0 ? 0 : r->wrong_total) + (w->p[g].wrong > 0 ? w->p[g].wrong : 1);
+		else if (w->p[g].wrong == 0 && r->wrong_total < 0)
+			r->wrong_total = 0;
+	}
+}
+
+static const char *after(const char *s, const char *e, const char *key)
+{
+	size_t k = strlen(key);
+	for (const char *p = s; p + k <= e; p++)
+		if (!memcmp(p, key, k))
+			return p + k;
+	return NULL;
+}
+
+static char *word_at(const char *p, const char *e)
+{
+	while (p < e && (*p == ' ' || *p == '\t' || *p == ':'))
+		p++;
+	const char *q = p;
+	while (q < e && !isspace((unsigned char)*q))
+		q++;
+	return q > p ? str_sanitize(p, (size_t)(q - p)) : NULL;
+}
+
+static void comment_line(struct nccl_result *r, const char *s, const char *e, struct layout *L, int *have_hdr)
+{
+	const char *p;
+	char buf[1024], *tok[MAXTOK];
+	if ((p = after(s, e, "nccl-tests version")) && !r->version) {
+		r->version = word_at(p, e);
+		const char *q = after(s, e, "nccl-library=");
+		if (q && !r->nccl_version)
+			r->nccl_version = word_at(q, e);
+	} else if ((p = after(s, e, "Collective test starting:")) && !r->collective) {
+		r->collective = word_at(p, e);
+		if (r->collective && str_ends(r->collective, "_perf"))
+			r->collective[strlen(r->collective) - 5] = 0;
+	} else if (after(s, e, "Collective test concluded")) {
+		r->concluded = 1;
+	} else if ((p = after(s, e, "Out of bounds values"))) {
+		char *w = word_at(p, e);
+		if (w) {
+			r->oob = all_digits(w) ? atol(w) : -1;
+			free(w);
+		}
+		r->oob_failed = after(p, e, "FAILED") != NULL;
+	} else if ((p = after(s, e, "Avg bus bandwidth"))) {
+		char *w = word_at(p, e);
+		double v;
+		if (w && num(w, &v))
+			r->avg_busbw = v;
+		free(w);
+		r->avg_failed = after(p, e, "FAILED") != NULL;
+		r->concluded = 1;
+	} else if ((p = after(s, e, "Rank")) && after(s, e, " on ")) {
+		char *w = word_at(p, e);
+		if (w && all_digits(w) && strlen(w) < 8) {
+			int rank = atoi(w);
+			if (rank + 1 > r->nranks)
+				r->nranks = rank + 1;
+			const char *h = after(s, e, " on ");
+			while (h < e && *h == ' ')
+				h++;
+			const char *he = h;
+			while (he < e && !isspace((unsigned char)*he))
+				he++;
+			add_host(r, h, (size_t)(he - h));
+		}
+		free(w);
+	} else {
+		int n = tokenize(s + 1, e, buf, sizeof buf, tok);
+		struct layout nl;
+		if (n >= 6 && header_layout(tok, n, &nl)) {
+			*L = nl;
+			*have_hdr = 1;
+		}
+	}
+}
+
+int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **err)
+{
+	init(r);
+	if (!text) {
+		*err = xstrdup("no output");
+		return -1;
+	}
+	struct layout L;
+	int have_hdr = 0;
+	memset(&L, 0, sizeof L);
+	const char *s = text, *end = text + len;
+	char buf[1024], *tok[MAXTOK];
+	while (s < end) {
+		const char *e = memchr(s, '\n', (size_t)(end - s));
+		if (!e)
+			e = end;
+		const char *b = s;
+		while (b < e && (*b == ' ' || *b == '\t' || *b == '\r'))
+			b++;
+		if (b < e && *b == '#') {
+			comment_line(r, b, e, &L, &have_hdr);
+		} else if (b < e) {
+			int n = tokenize(b, e, buf, sizeof buf, tok);
+			double v;
+			if (n >= 5 && all_digits(tok[0]) && num(tok[1], &v) && !num(tok[2], &v)) {
+				data_row(r, have_hdr ? &L : NULL, tok, n);
+			} else if (after(b, e, "failure") || after(b, e, "FAILED") || after(b, e, "Failed") ||
+				   after(b, e, "error:") || after(b, e, "Error:")) {
+				set_error(r, b, (size_t)(e - b));
+			}
+		}
+		s = e < end ? e + 1 : end;
+	}
+	if (!r->nrows && isnan(r->avg_busbw) && !r->failed) {
+		nccl_result_free(r);
+		init(r);
+		*err = xstrdup("no nccl-tests table in the output");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- JSON (-J, file format version 2) ---------------------------------- */
+
+static double jnum(const json_t *v)
+{
+	if (json_is_number(v))
+		return json_number_value(v);
+	if (json_is_string(v)) {
+		double d;
+		if (num(json_string_value(v), &d))
+			return d;
+	}
+	return NAN;
+}
+
+static void json_place(struct nccl_result *r, struct nccl_place *p, const json_t *o)
+{
+	if (!json_is_object(o))
+		return;
+	p->present = 1;
+	p->time_us = jnum(json_object_get(o, "time"));
+	if (isnan(p->time_us))
+		p->time_us = jnum(json_object_get(o, "cpu_time"));
+	p->algbw = jnum(json_object_get(o, "alg_bw"));
+	p->busbw = jnum(json_object_get(o, "bus_bw"));
+	double w = jnum(json_object_get(o, "nwrong"));
+	if (!isnan(w) && w >= 0 && w < 1e15) {
+		p->wrong = (long)w;
+		r->wrong_total = (r->wrong_total < 0 ? 0 : r->wrong_total) + p->wrong;
+	}
+}
+
+int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **err)
+{
+	init(r);
+	json_error_t je;
+	json_t *root = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je) : NULL;
+	if (!json_is_object(root)) {
+		*err = root ? xstrdup("nccl-tests JSON: top level is not an object")
+			    : xasprintf("nccl-tests JSON: %s", text ? je.text : "no text");
+		json_decref(root);
+		return -1;
+	}
+	r->from_json = 1;
+	json_t *results = json_object_get(root, "results");
+	if (!json_is_array(results)) {
+		json_decref(root);
+		*err = xstrdup("nccl-tests JSON: no results[] array");
+		return -1;
+	}
+	const json_t *v = json_object_get(root, "version");
+	if (json_is_string(v))
+		r->version = str_sanitize(json_string_value(v), strlen(json_string_value(v)));
+	else if (json_is_number(v))
+		r->version = xasprintf("%g", json_number_value(v));
+	v = json_object_get(root, "nccl_version");
+	if (json_is_string(v))
+		r->nccl_version = str_sanitize(json_string_value(v), strlen(json_string_value(v)));
+	else if (json_is_integer(v))
+		r->nccl_version = xasprintf("%lld", (long long)json_integer_value(v));
+	v = json_array_get(json_object_get(root, "args"), 0);
+	if (json_is_string(v)) {
+		const char *a = json_string_value(v), *sl = strrchr(a, '/');
+		a = sl ? sl + 1 : a;
+		size_t n = strlen(a);
+		if (n > 5 && str_ends(a, "_perf"))
+			n -= 5;
+		r->collective = str_sanitize(a, n > 64 ? 64 : n);
+	}
+	size_t i;
+	json_t *e;
+	json_t *devs = json_object_get(json_object_get(root, "config"), "devices");
+	if (json_is_array(devs)) {
+		r->nranks = (int)(json_array_size(devs) > 1000000 ? 1000000 : json_array_size(devs));
+		json_array_foreach(devs, i, e) {
+			const char *h = json_string_value(json_object_get(e, "hostname"));
+			if (h)
+				add_host(r, h, strlen(h));
+		}
+	}
+	json_array_foreach(results, i, e) {
+		if (!json_is_object(e))
+			continue;
+		struct nccl_row *w = new_row(r);
+		if (!w)
+			break;
+		w->size = jnum(json_object_get(e, "size"));
+		w->count = jnum(json_object_get(e, "count"));
+		const char *t = json_string_value(json_object_get(e, "type"));
+		snprintf(w->type, sizeof w->type, "%s", t ? t : "");
+		t = json_string_value(json_object_get(e, "redop"));
+		snprintf(w->redop, sizeof w->redop, "%s", t ? t : "");
+		double rt = jnum(json_object_get(e, "root"));
+		w->root = !isnan(rt) && fabs(rt) < 1e9 ? (int)rt : -1;
+		json_place(r, &w->p[NCCL_OOP], json_object_get(e, "out_of_place"));
+		json_place(r, &w->p[NCCL_INP], json_object_get(e, "in_place"));
+	}
+	json_t *ob = json_object_get(root, "out_of_bounds");
+	if (json_is_object(ob)) {
+		double c = jnum(json_object_get(ob, "count"));
+		r->oob = !isnan(c) && c >= 0 && c < 1e15 ? (long)c : -1;
+		r->oob_failed = json_is_false(json_object_get(ob, "okay"));
+	}
+	json_t *ab = json_object_get(root, "average_bus_bandwidth");
+	if (json_is_object(ab)) {
+		r->avg_busbw = jnum(json_object_get(ab, "bandwidth"));
+		json_t *ok = json_object_get(ab, "okay");
+		r->avg_failed = json_is_false(ok) || (json_is_string(ok) && !strcmp(json_string_value(ok), "false"));
+	}
+	r->concluded = json_is_string(json_object_get(root, "end_time"));
+	json_array_foreach(json_object_get(root, "errors"), i, e) {
+		const char *m = json_string_value(e);
+		if (!m && json_is_object(e))
+			m = json_string_value(json_object_get(e, "message"));
+		set_error(r, m ? m : "error", strlen(m ? m : "error"));
+	}
+	json_decref(root);
+	return 0;
+}
+
+int nccl_parse(const char *text, size_t len, struct nccl_result *r, char **err)
+{
+	size_t i = 0;
+	while (text && i < len && isspace((unsigned char)text[i]))
+		i++;
+	if (text && i < len && text[i] == '{')
+		return nccl_parse_json(text, len, r, err);
+	return nccl_parse_text(text, len, r, err);
+}
+
+/* ---- analysis ----------------------------------------------------------- */
+
+double nccl_busbw_factor(const char *c, int n)
+{
+	if (!c || n < 1)
+		return NAN;
+	if (n == 1)
+		return 0;
+	if (!strcmp(c, "all_reduce"))
+		return 2.0 * (n - 1) / n;
+	if (!strcmp(c, "reduce_scatter") || !strcmp(c, "all_gather") || !strcmp(c, "alltoall"))
+		return (double)(n - 1) / n;
+	if (!strcmp(c, "broadcast") || !strcmp(c, "reduce") || !strcmp(c, "sendrecv") ||
+	    !strcmp(c, "hypercube") || !strcmp(c, "scatter") || !strcmp(c, "gather"))
+		return 1;
+	return NAN;
+}
+
+double nccl_peak_busbw(const struct nccl_result *r, double min_size, double *at)
+{
+	double best = NAN;
+	*at = NAN;
+	for (size_t i = 0; i < r->nrows; i++) {
+		if (!(r->rows[i].size >= min_size))
+			continue;
+		for (int p = 0; p < NCCL__NPLACE; p++) {
+			double b = r->rows[i].p[p].busbw;
+			if (!isnan(b) && (isnan(best) || b > best)) {
+				best = b;
+				*at = r->rows[i].size;
+			}
+		}
+	}
+	return best;
+}
+
+double nccl_time_at(const struct nccl_result *r, double size, double *at)
+{
+	double best = NAN, dist = INFINITY;
+	*at = NAN;
+	for (size_t i = 0; i < r->nrows; i++) {
+		double s = r->rows[i].size, t = r->rows[i].p[NCCL_OOP].time_us;
+		if (!(s > 0) || isnan(t))
+			continue;
+		double d = fabs(log2(s / size));
+		if (d <= 1.0 && d < dist) {
+			dist = d;
+			best = t;
+			*at = s;
+		}
+	}
+	return best;
+}
+
+int nccl_jagged(const struct nccl_result *r, double min_size, double noise, double *worst_size, double *worst_drop)
+{
+	double best = NAN;
+	int dips = 0;
+	*worst_size = NAN;
+	*worst_drop = 0;
+	for (size_t i = 0; i < r->nrows; i++) {
+		double b = r->rows[i].p[NCCL_OOP].busbw;
+		if (!(r->rows[i].size >= min_size) || isnan(b))
+			continue;
+		if (!isnan(best) && best > 0 && b < (1 - noise) * best) {
+			double drop = 1 - b / best;
+			dips++;
+			if (drop > *worst_drop) {
+				*worst_drop = drop;
+				*worst_size = r->rows[i].size;
+			}
+		}
+		if (isnan(best) || b > best)
+			best = b;
+	}
+	return dips;
+}

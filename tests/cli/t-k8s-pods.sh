@@ -1,0 +1,228 @@
+#!/usr/bin/env bash
+# Per-node collection on Kubernetes: one privileged collector pod per GPU
+# node, against recorded kubectl answers (tests/fixtures/k8s-pods/ on top of
+# the healthy cluster profile of tests/fixtures/k8s/). The collector pods'
+# logs are real `cmax node-collect` output of fixture hosts (gen.sh). The
+# kubectl on PATH is a wrapper that logs every call and keeps a copy of
+# every manifest handed to `create -f`, then runs fakecmd, so the test can
+# assert that every create is followed by its delete: on success, on a node
+# whose image cannot be pulled, and on SIGINT/SIGTERM while cmax waits.
+. "$SRCDIR/tests/lib/tap.sh"
+PY=${PYTHON:-/usr/bin/python3}
+PROF=$SRCDIR/tests/fixtures/k8s/healthy
+PODS=$SRCDIR/tests/fixtures/k8s-pods
+IMAGE=registry.example.internal/cmax:0.1.0
+R=--request-timeout=10s
+checkd() { # description, file to show on failure, command...
+	local d=$1 f=$2; shift 2
+	if "$@"; then ok "$d"; else not_ok "$d"; diag <"$f"; fi
+}
+
+# The recordings: the cluster profile, the pod recordings, and the create
+# calls (their argv holds this run's private temp dir).
+FX=$TMP/fx
+mkdir -p "$FX/cmd/kubectl" "$TMP/tmp" "$TMP/saved"
+cp -r "$PROF"/cmd/kubectl/* "$PODS"/cmd/kubectl/* "$FX/cmd/kubectl/"
+for run in t1 t2; do
+	for f in namespace pods; do
+		d=$FX/cmd/kubectl/create-$run-$f
+		mkdir -p "$d"
+		printf '%s\n' $R create -f "$TMP/tmp/cmax-k8s-$run/$f.json" -o name >"$d/argv"
+		echo 0 >"$d/exit"
+	done
+done
+BIN=$TMP/bin
+mkdir -p "$BIN"
+cat >"$BIN/kubectl" <<EOF
+#!/bin/bash
+printf '%s\n' "\$*" >>"$TMP/kubectl.log"
+prev=
+for a in "\$@"; do
+	# builtins only: PATH holds nothing but this directory
+	[ "\$prev" = -f ] && printf '%s\n' "\$(<"\$a")" >"$TMP/saved/\${a##*/}"
+	prev=\$a
+done
+exec -a kubectl "$BUILD/fakecmd" "\$@"
+EOF
+chmod +x "$BIN/kubectl"
+
+run_pods() { # outdir run-id [cmax args...]; runs in the foreground
+	local out=$1 id=$2; shift 2
+	mkdir -p "$out"
+	: >"$TMP/kubectl.log"
+	: >"$out/fake.log"
+	(
+		cd "$PROF" && exec env -i HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" CMAX_RUN_ID="$id" \
+			$(grep -v '^#' env) KUBECONFIG="$PROF/kubeconfig" CMAX_FAKE_DIR="$FX/cmd" \
+			CMAX_FAKE_LOG="$out/fake.log" CMAX_DATADIR="$SRCDIR/data" \
+			${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+			"$CMAX" audit --k8s --sysroot root "$@"
+	) >"$out/stdout" 2>"$out/stderr"
+	echo $? >"$out/rc"
+	cp "$TMP/kubectl.log" "$out/kubectl.log"
+}
+
+# Line number of the first kubectl call matching a pattern (0: none).
+call_at() { grep -n -m1 -e "$2" "$1" | cut -d: -f1 | grep . || echo 0; }
+
+creates_deleted() { # out run-id: every create precedes the deletes of its objects
+	local log=$1/kubectl.log id=$2
+	local cp cn dp dn
+	cp=$(call_at "$log" "create -f .*cmax-k8s-$id/pods.json")
+	cn=$(call_at "$log" "create -f .*cmax-k8s-$id/namespace.json")
+	dp=$(call_at "$log" "delete pods -n cmax-audit -l cmax.audit/run=$id --ignore-not-found")
+	dn=$(call_at "$log" "delete namespace cmax-audit --ignore-not-found")
+	[ "$cp" -gt 0 ] && [ "$cn" -gt 0 ] && [ "$cn" -lt "$cp" ] && [ "$dp" -gt "$cp" ] && [ "$dn" -gt "$dp" ]
+}
+
+# 1. The full run: three nodes answer, one cannot pull the image.
+out=$TMP/run1
+run_pods "$out" t1 --yes --json --exit-zero --node-image "$IMAGE" --output-dir "$out/run"
+checkd "run: exits 0 (got $(cat "$out/rc"))" "$out/stderr" test "$(cat "$out/rc")" = 0
+checkd "run: no unrecorded kubectl call" "$out/fake.log" test ! -s "$out/fake.log"
+checkd "run: namespace created, pods created, pods and namespace deleted, in that order" "$out/kubectl.log" creates_deleted "$out" t1
+check "run: the private manifest directory is gone" test ! -e "$TMP/tmp/cmax-k8s-t1"
+"$PY" - "$out/stdout" >"$out/py" 2>&1 <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = d["results"]
+hosts = {r.get("host") for r in rows}
+bad = []
+for n in ("gb200-n01", "gb200-n02", "gb200-n03"):
+    if not any(r.get("host") == n and r["id"] != "orchestration.fleet-coverage" for r in rows):
+        bad.append(f"no per-node rows for {n}")
+cov = [r for r in rows if r["id"] == "orchestration.fleet-coverage" and r.get("host") == "gb200-n04"]
+if not cov or cov[0]["status"] != "ERROR":
+    bad.append("gb200-n04 has no ERROR coverage row")
+elif "ImagePullBackOff" not in json.dumps(cov[0]) or "registry.example.internal" not in json.dumps(cov[0]):
+    bad.append("gb200-n04's row does not give kubectl's reason: " + cov[0]["summary"])
+elif "delete" not in json.dumps(cov[0].get("evidence", [])):
+    bad.append("gb200-n04's evidence does not show the delete")
+if "cp-0" in hosts:
+    bad.append("the control-plane node (no GPU) was collected")
+drift = [r for r in rows if r["id"].startswith("versions.drift-") or r["id"] == "hardware.drift-gpus"]
+if len(drift) < 5:
+    bad.append(f"only {len(drift)} drift rows")
+if not any(r["status"] in ("FAIL", "WARN") for r in drift):
+    bad.append("the planted drift (misconfig-gb200 on gb200-n03) is not found: " + str([(r["id"], r["status"]) for r in drift]))
+if not any("3 of 4" in json.dumps(r) for r in drift):
+    bad.append("no drift verdict says it covers 3 of 4 nodes")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+checkd "run: rows per GPU node, drift across them, the unpullable node named with kubectl's reason" "$out/py" test $? = 0
+"$PY" - "$TMP/saved/pods.json" "$IMAGE" >"$out/manifest" 2>&1 <<'PY'
+import json, sys
+l = json.load(open(sys.argv[1]))
+bad = []
+pods = l["items"]
+if [p["spec"]["nodeName"] for p in pods] != ["gb200-n01", "gb200-n02", "gb200-n03", "gb200-n04"]:
+    bad.append("not one pod per GPU node")
+for p in pods:
+    s, c = p["spec"], p["spec"]["containers"][0]
+    if p["metadata"]["labels"].get("cmax.audit/run") != "t1" or p["metadata"]["namespace"] != "cmax-audit":
+        bad.append("run label or namespace missing")
+    if not (c["securityContext"]["privileged"] and s["hostPID"] and s["restartPolicy"] == "Never"):
+        bad.append("not privileged/hostPID/Never")
+    if c["image"] != sys.argv[2] or c["command"][:5] != ["cmax", "node-collect", "--sysroot", "/host", "--node-name"]:
+        bad.append("image or command wrong: " + json.dumps(c["command"]))
+    if c["command"][5] != s["nodeName"]:
+        bad.append("--node-name is not the node")
+    if s["volumes"][0]["hostPath"]["path"] != "/" or not c["volumeMounts"][0]["readOnly"]:
+        bad.append("host / not mounted read-only")
+    if {(t["key"], t.get("value"), t.get("effect")) for t in s["tolerations"]} != {("nvidia.com/gpu", "present", "NoSchedule")}:
+        bad.append("tolerations are not the node's taints: " + json.dumps(s["tolerations"]))
+    if not s.get("activeDeadlineSeconds"):
+        bad.append("no activeDeadlineSeconds")
+ns = json.load(open(sys.argv[1].replace("pods.json", "namespace.json")))
+if ns["metadata"]["labels"].get("pod-security.kubernetes.io/enforce") != "privileged":
+    bad.append("namespace does not admit privileged pods")
+print("\n".join(bad))
+sys.exit(1 if bad else 0)
+PY
+checkd "run: the pod manifests are pinned, privileged, read-only on /host, tolerate the node's taints" "$out/manifest" test $? = 0
+grep -q "kubectl delete pods -n cmax-audit -l cmax.audit/run=t1" "$out/stderr"
+check "run: the manual cleanup command is printed before anything is created" test $? = 0
+
+# 2. No image: nothing is created, and the report says why.
+out=$TMP/noimage
+run_pods "$out" t1 --yes --json --exit-zero --output-dir "$out/run"
+check "no image: no object created" test "$(grep -c -e ' create ' -e ' delete ' "$out/kubectl.log")" = 0
+grep -q -- "needs --node-image IMAGE" "$out/stderr"
+check "no image: the reason is given" test $? = 0
+
+# 3. --dry-run lists the exact objects and creates none.
+out=$TMP/dry
+run_pods "$out" t1 --dry-run --node-image "$IMAGE"
+check "dry-run: exits 0" test "$(cat "$out/rc")" = 0
+check "dry-run: no object created" test "$(grep -c -e ' create ' -e ' delete ' "$out/kubectl.log")" = 0
+check "dry-run: the namespace and four pod manifests are printed" \
+	test "$(grep -c '"kind": "Pod"' "$out/stdout")" = 4 -a "$(grep -c '"kind": "Namespace"' "$out/stdout")" = 1
+
+# 4. The namespace is there already and the API refuses the pods: the
+# namespace is left alone, every GPU node is named with the refusal, and
+# the (label-selected) delete still runs.
+FX3=$TMP/fx3
+cp -r "$FX" "$FX3"
+printf 'namespace/cmax-audit\n' >"$FX3/cmd/kubectl/ns-get/stdout"
+: >"$FX3/cmd/kubectl/ns-get/stderr"
+echo 0 >"$FX3/cmd/kubectl/ns-get/exit"
+d=$FX3/cmd/kubectl/create-t3-pods
+mkdir -p "$d"
+printf '%s\n' $R create -f "$TMP/tmp/cmax-k8s-t3/pods.json" -o name >"$d/argv"
+echo 'Error from server (Forbidden): error when creating "pods.json": pods "cmax-t3-0" is forbidden: violates PodSecurity "restricted:latest": privileged' >"$d/stderr"
+echo 1 >"$d/exit"
+d=$FX3/cmd/kubectl/pods-t3
+mkdir -p "$d"
+printf '%s\n' $R get pods -n cmax-audit -l cmax.audit/run=t3 -o json >"$d/argv"
+echo '{"apiVersion":"v1","kind":"List","items":[]}' >"$d/stdout"
+mkdir -p "$FX3/cmd/kubectl/del-pods-t3"
+sed s/t1/t3/ "$FX3/cmd/kubectl/del-pods-t1/argv" >"$FX3/cmd/kubectl/del-pods-t3/argv"
+out=$TMP/refused
+FX_SAVE=$FX FX=$FX3
+run_pods "$out" t3 --yes --json --exit-zero --node-image "$IMAGE" --output-dir "$out/run"
+FX=$FX_SAVE
+checkd "refused: exits 0 (got $(cat "$out/rc"))" "$out/stderr" test "$(cat "$out/rc")" = 0
+checkd "refused: no unrecorded kubectl call" "$out/fake.log" test ! -s "$out/fake.log"
+checkd "refused: the existing namespace is neither created nor deleted" "$out/kubectl.log" \
+	test "$(grep -c -e 'namespace.json' -e 'delete namespace' "$out/kubectl.log")" = 0
+checkd "refused: the pods are deleted by label anyway" "$out/kubectl.log" \
+	grep -q 'delete pods -n cmax-audit -l cmax.audit/run=t3' "$out/kubectl.log"
+"$PY" -c 'import json,sys
+rows = [r for r in json.load(open(sys.argv[1]))["results"] if r["id"] == "orchestration.fleet-coverage" and r.get("host", "").startswith("gb200-")]
+sys.exit(0 if len(rows) == 4 and all(r["status"] == "ERROR" and "Forbidden" in r["summary"] for r in rows) else 1)' "$out/stdout"
+checkd "refused: every GPU node is an ERROR naming the refusal" "$out/stdout" test $? = 0
+
+# 5. Interrupted while waiting for the pods (the poll answers after 3 s):
+# the objects are deleted, then cmax ends by the signal.
+for sig in INT TERM; do
+	out=$TMP/sig$sig
+	mkdir -p "$out"
+	: >"$TMP/kubectl.log"
+	(
+		cd "$PROF" && exec env -i --default-signal=INT HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
+			CMAX_RUN_ID=t2 $(grep -v '^#' env) KUBECONFIG="$PROF/kubeconfig" CMAX_FAKE_DIR="$FX/cmd" \
+			CMAX_FAKE_LOG="$out/fake.log" CMAX_DATADIR="$SRCDIR/data" \
+			${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
+			"$CMAX" audit --k8s --sysroot root --yes --json --node-image "$IMAGE" --output-dir "$out/run"
+	) >"$out/stdout" 2>"$out/stderr" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -q "get pods" "$TMP/kubectl.log" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 0.5
+	kill -s "$sig" "$pid"
+	wait "$pid"
+	rc=$?
+	cp "$TMP/kubectl.log" "$out/kubectl.log"
+	want=$((128 + $(kill -l "$sig")))
+	checkd "SIG$sig: cmax ends by the signal (status $want, got $rc)" "$out/stderr" test "$rc" = "$want"
+	checkd "SIG$sig: pods and namespace deleted after the create" "$out/kubectl.log" creates_deleted "$out" t2
+	check "SIG$sig: no logs read after the signal" test "$(grep -c ' logs ' "$out/kubectl.log")" = 0
+	grep -q "interrupted; collector pods of run t2 deleted" "$out/stderr"
+	checkd "SIG$sig: says so" "$out/stderr" test $? = 0
+	check "SIG$sig: the private manifest directory is gone" test ! -e "$TMP/tmp/cmax-k8s-t2"
+	checkd "SIG$sig: no unrecorded kubectl call" "$out/fake.log" test ! -s "$out/fake.log"
+done
+done_testing
