@@ -25,7 +25,7 @@ static void usage(FILE *out)
 	      "Commands:\n"
 	      "  audit [PROFILE]   read-only audit of this machine (see cmax audit --help)\n"
 	      "  audit review      reopen a finished audit run\n"
-	      "  bench NAME        benchmarks that write files: storage, metadata (see cmax bench --help)\n"
+	      "  bench NAME        benchmarks: storage, metadata, s3, net, gpu, lifecycle (see cmax bench --help)\n"
 	      "  health check      one pass of the XID-aware health agent (a Slurm HealthCheckProgram)\n"
 	      "  health watch      the health agent, event-driven (see cmax health --help)\n"
 	      "  inject            inject a fault and time detection, drain and return (see cmax inject --help)\n"
@@ -34,7 +34,8 @@ static void usage(FILE *out)
 	      "  help              this help\n"
 	      "\n"
 	      "Exit status: 0 ok; 1 health check found a problem or acted; 2 security FAIL; 64 usage; 65 bad input data; 66 missing input;\n"
-	      "70 internal error; 71 OS error; 73 cannot write output; 75 --timeout budget spent;\n"
+	      "69 service unavailable; 70 internal error; 71 OS error; 73 cannot write output;\n"
+	      "75 --timeout budget spent; 77 credentials refused;\n"
 	      "130 declined at the confirmation prompt.\n",
 	      out);
 }
