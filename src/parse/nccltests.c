@@ -5,6 +5,7 @@
  * to the two layouts by token count. */
 #include "nccltests.h"
 #include "../core/strbuf.h"
+#include "procfs.h"
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
@@ -82,28 +83,9 @@ static struct nccl_row *new_row(struct nccl_result *r)
 	return w;
 }
 
-/* Split [s, e) on blanks into at most MAXTOK NUL-terminated tokens in buf. */
 static int tokenize(const char *s, const char *e, char *buf, size_t cap, char **tok)
 {
-	int n = 0;
-	size_t at = 0;
-	while (s < e && n < MAXTOK) {
-		while (s < e && isspace((unsigned char)*s))
-			s++;
-		if (s >= e)
-			break;
-		const char *t = s;
-		while (s < e && !isspace((unsigned char)*s))
-			s++;
-		size_t l = (size_t)(s - t);
-		if (at + l + 1 > cap)
-			break;
-		memcpy(buf + at, t, l);
-		buf[at + l] = 0;
-		tok[n++] = buf + at;
-		at += l + 1;
-	}
-	return n;
+	return parse_tokens(s, e, buf, cap, tok, MAXTOK);
 }
 
 static int num(const char *t, double *v)

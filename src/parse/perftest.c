@@ -3,6 +3,7 @@
  * builds spell it MiB; --report_gbits prints Gb/sec (10^9 bits). */
 #include "perftest.h"
 #include "../core/strbuf.h"
+#include "procfs.h"
 #include <ctype.h>
 #include <math.h>
 #include <stdlib.h>
@@ -56,25 +57,7 @@ static char *field(const char *s, const char *e, const char *key)
 
 static int tokenize(const char *s, const char *e, char *buf, size_t cap, char **tok)
 {
-	int n = 0;
-	size_t at = 0;
-	while (s < e && n < MAXTOK) {
-		while (s < e && isspace((unsigned char)*s))
-			s++;
-		if (s >= e)
-			break;
-		const char *t = s;
-		while (s < e && !isspace((unsigned char)*s))
-			s++;
-		size_t l = (size_t)(s - t);
-		if (at + l + 1 > cap)
-			break;
-		memcpy(buf + at, t, l);
-		buf[at + l] = 0;
-		tok[n++] = buf + at;
-		at += l + 1;
-	}
-	return n;
+	return parse_tokens(s, e, buf, cap, tok, MAXTOK);
 }
 
 static int num(const char *t, double *v)

@@ -784,3 +784,26 @@ char *parse_first_version(const char *text, size_t len)
 	}
 	return NULL;
 }
+
+int parse_tokens(const char *s, const char *e, char *buf, size_t cap, char **tok, int maxtok)
+{
+	int n = 0;
+	size_t at = 0;
+	while (s < e && n < maxtok) {
+		while (s < e && isspace((unsigned char)*s))
+			s++;
+		if (s >= e)
+			break;
+		const char *t = s;
+		while (s < e && !isspace((unsigned char)*s))
+			s++;
+		size_t l = (size_t)(s - t);
+		if (at + l + 1 > cap)
+			break;
+		memcpy(buf + at, t, l);
+		buf[at + l] = 0;
+		tok[n++] = buf + at;
+		at += l + 1;
+	}
+	return n;
+}

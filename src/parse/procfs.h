@@ -14,6 +14,9 @@
  * parsers so that nothing downstream ever sees raw bytes.
  */
 char *parse_next_line(const char **pos, const char *end);
+/* Split [s, e) on blanks into at most maxtok NUL-terminated tokens copied
+ * into buf (cap bytes); tokens that do not fit are dropped. Returns the count. */
+int parse_tokens(const char *s, const char *e, char *buf, size_t cap, char **tok, int maxtok);
 
 /* /etc/os-release: {"ID": "ubuntu", "VERSION_ID": "24.04", ...} */
 json_t *parse_os_release(const char *text, size_t len);
