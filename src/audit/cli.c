@@ -64,6 +64,8 @@ void audit_usage(FILE *out)
 	      "      --output-dir DIR   write the run here instead of ~/.cmax/audit/<UTC timestamp>/\n"
 	      "      --json             print the graded report as JSON instead of text\n"
 	      "      --timeout SECONDS  budget for the whole audit (default 180)\n"
+	      "      --tool-timeout S   cap every tool's own timeout at S seconds (default: each tool's,\n"
+	      "                         10 s for nvidia-smi and the kernel log, 2-5 s for version probes)\n"
 	      "      --exit-zero        exit 0 even when the security profile has FAIL rows\n"
 	      "  -v, --verbose          repeat: -v observed/expected, -vv references,\n"
 	      "                         -vvv reproduce, remediation and evidence\n"
@@ -76,7 +78,7 @@ enum {
 	OPT_LOCAL = 1000, OPT_STANDALONE, OPT_VM, OPT_CONTAINER, OPT_SLURM, OPT_K8S, OPT_DRYRUN,
 	OPT_OUTFILE, OPT_ACTIVE, OPT_SYSROOT, OPT_MINIMUMS, OPT_OUTDIR, OPT_JSON, OPT_TIMEOUT,
 	OPT_EXITZERO, OPT_NOCOLOR, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NODES, OPT_PARTITION, OPT_NODECMD,
-	OPT_NODETIMEOUT, OPT_NODEIMAGE,
+	OPT_NODETIMEOUT, OPT_NODEIMAGE, OPT_TOOLTIMEOUT,
 };
 
 static const struct option audit_opts[] = {
@@ -104,6 +106,7 @@ static const struct option audit_opts[] = {
 	{ "output-dir", required_argument, NULL, OPT_OUTDIR },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "tool-timeout", required_argument, NULL, OPT_TOOLTIMEOUT },
 	{ "exit-zero", no_argument, NULL, OPT_EXITZERO },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "no-color", no_argument, NULL, OPT_NOCOLOR },
@@ -117,6 +120,7 @@ struct audit_opts {
 	int yes, show, dry_run, active, json, exit_zero, verbose, no_color;
 	const char *output_fmt, *output_file, *sysroot, *minimums, *output_dir;
 	long timeout_s;
+	long tool_timeout_s;   /* 0 = each tool's own timeout */
 	/* fleet */
 	const char *nodes, *partition, *node_cmd, *kubeconfig, *context, *node_image;
 	long node_timeout_s;
@@ -177,6 +181,14 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 			o->timeout_s = strtol(optarg, &end, 10);
 			if (errno || *end || o->timeout_s <= 0 || o->timeout_s > 86400)
 				return usage_error("--timeout wants whole seconds between 1 and 86400, not '%s'", optarg);
+			break;
+		}
+		case OPT_TOOLTIMEOUT: {
+			char *end;
+			errno = 0;
+			o->tool_timeout_s = strtol(optarg, &end, 10);
+			if (errno || *end || o->tool_timeout_s <= 0 || o->tool_timeout_s > 3600)
+				return usage_error("--tool-timeout wants whole seconds between 1 and 3600, not '%s'", optarg);
 			break;
 		}
 		case OPT_EXITZERO: o->exit_zero = 1; break;
@@ -579,6 +591,7 @@ int cmd_audit(int argc, char **argv)
 		return EXIT_NOINPUT;
 	}
 	runner_set_budget_ms(o.timeout_s * 1000);
+	runner_set_tool_timeout_cap_ms((int)o.tool_timeout_s * 1000);
 
 	struct audit_ctx ctx = { 0 };
 	audit_ctx_init(&ctx);

@@ -16,6 +16,12 @@
 extern char **environ;
 
 static long g_deadline; /* mono_ms() value, 0 = none */
+static int g_tool_cap;  /* ms; 0 = each command keeps its own timeout */
+
+void runner_set_tool_timeout_cap_ms(int cap_ms)
+{
+	g_tool_cap = cap_ms > 0 ? cap_ms : 0;
+}
 
 long mono_ms(void)
 {
@@ -152,6 +158,8 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 	memset(res, 0, sizeof *res);
 	res->cmdline = join_argv(argv);
 	int timeout = (o && o->timeout_ms > 0) ? o->timeout_ms : 10000;
+	if (g_tool_cap && timeout > g_tool_cap)
+		timeout = g_tool_cap;
 	long left = runner_budget_left_ms();
 	if (left < timeout)
 		timeout = (int)left;

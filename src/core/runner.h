@@ -52,6 +52,9 @@ json_t *cmd_evidence(const struct cmd_result *res, size_t excerpt_max);
 
 /* Global deadline in ms since an arbitrary monotonic epoch; 0 = none. */
 void runner_set_budget_ms(long budget_ms);
+/* Upper bound on every command's own timeout (--tool-timeout): sites with
+ * wedged tools trade completeness for a shorter worst case. 0 = no cap. */
+void runner_set_tool_timeout_cap_ms(int cap_ms);
 long runner_budget_left_ms(void); /* LONG_MAX when no budget */
 int runner_budget_exhausted(void);
 long mono_ms(void);

@@ -22,6 +22,7 @@ expect_rc 64 "unknown audit flag" "$CMAX" audit --bogus
 check "unknown flag: one-line error" one_line_err
 expect_rc 64 "unknown profile" "$CMAX" audit nonsense --yes
 expect_rc 64 "bad --timeout" "$CMAX" audit --timeout abc --yes
+expect_rc 64 "bad --tool-timeout" "$CMAX" audit --tool-timeout 0 --yes
 expect_rc 64 "two targets" "$CMAX" audit --vm --container --yes
 expect_rc 64 "-o without --dry-run" "$CMAX" audit -o yaml
 env -u SLURM_JOB_ID "$CMAX" audit --slurm --yes >"$TMP/out" 2>"$TMP/err" </dev/null
