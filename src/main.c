@@ -7,6 +7,9 @@
 #include "fleet/fleet.h"
 #include "health/health.h"
 #include "inject/inject.h"
+#include "rate/rate.h"
+#include "sla/sla.h"
+#include "accept/accept.h"
 #include "core/exitcodes.h"
 #include "config.h"
 
@@ -30,10 +33,13 @@ static void usage(FILE *out)
 	      "  health watch      the health agent, event-driven (see cmax health --help)\n"
 	      "  inject            inject a fault and time detection, drain and return (see cmax inject --help)\n"
 	      "  reboot-test       reboot nodes through the scheduler and time their return\n"
+	      "  rate              category scores, tier and goodput from result files (see cmax rate --help)\n"
+	      "  sla               downtime, availability and credits from node-state history (see cmax sla --help)\n"
+	      "  accept            run or evaluate an acceptance plan (see cmax accept --help)\n"
 	      "  version           print the version\n"
 	      "  help              this help\n"
 	      "\n"
-	      "Exit status: 0 ok; 1 health check found a problem or acted; 2 security FAIL; 64 usage; 65 bad input data; 66 missing input;\n"
+	      "Exit status: 0 ok; 1 health check found a problem or acted; 2 security FAIL or plan not accepted; 64 usage; 65 bad input data; 66 missing input;\n"
 	      "69 service unavailable; 70 internal error; 71 OS error; 73 cannot write output;\n"
 	      "75 --timeout budget spent; 77 credentials refused;\n"
 	      "130 declined at the confirmation prompt.\n",
@@ -64,6 +70,9 @@ static const struct command {
 	{ "health", cmd_health },
 	{ "inject", cmd_inject },
 	{ "reboot-test", cmd_reboot_test },
+	{ "rate", cmd_rate },
+	{ "sla", cmd_sla },
+	{ "accept", cmd_accept },
 	{ "version", cmd_version },
 	{ "help", cmd_help },
 	/* hidden: the node side of `cmax audit --slurm / --k8s` */

@@ -17,8 +17,10 @@ failed_names=()
 run_one() { # name, command...
 	local name=$1; shift
 	local log=$LOGDIR/$(echo "$name" | tr '/ ' '__').log
+	local t0=$SECONDS
 	"$@" >"$log" 2>&1
 	local rc=$?
+	local secs=$((SECONDS - t0))
 	local p f s
 	p=$(grep -Ec '^ok [0-9]+' "$log" | head -1)
 	s=$(grep -Ec '^ok [0-9]+.*# (SKIP|skip)' "$log" | head -1)
@@ -31,10 +33,10 @@ run_one() { # name, command...
 	pass=$((pass + p)); fail=$((fail + f)); skip=$((skip + s))
 	if [ "$f" -gt 0 ]; then
 		failed_names+=("$name")
-		printf 'FAIL %-40s %d passed, %d failed\n' "$name" "$p" "$f"
+		printf 'FAIL %-40s %d passed, %d failed (%ds)\n' "$name" "$p" "$f" "$secs"
 		grep -E '^(not ok|#)' "$log" | head -30 | sed 's/^/     /'
 	else
-		printf 'ok   %-40s %d passed%s\n' "$name" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")"
+		printf 'ok   %-40s %d passed%s (%ds)\n' "$name" "$p" "$([ "$s" -gt 0 ] && echo ", $s skipped")" "$secs"
 	fi
 }
 

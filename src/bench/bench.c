@@ -251,6 +251,8 @@ void bench_cleanup(struct bench_run *b)
 	int rc = bench_rm_tree(b->workdir);
 	if (rc != 0)
 		fprintf(stderr, "cmax bench %s: could not remove %s: %s\n", b->name, b->workdir, strerror(-rc));
+	else
+		b->workdir_removed = 1;
 	free(b->workdir);
 	b->workdir = NULL;
 }
@@ -452,9 +454,12 @@ static json_t *results_doc(const struct bench_run *b)
 	json_object_set_new(o, "finished_at", json_string(fin));
 	json_object_set_new(o, "duration_ms", json_integer(mono_ms() - b->t0_ms));
 	json_t *t = json_object();
-	json_object_set_new(t, "harness", json_string("standalone"));
+	json_object_set_new(t, "harness", json_string(b->harness ? b->harness : "standalone"));
 	json_t *hosts = json_array();
-	json_array_append_new(hosts, json_string(b->host));
+	if (json_array_size(b->hosts))
+		json_array_extend(hosts, b->hosts);
+	else
+		json_array_append_new(hosts, json_string(b->host));
 	json_object_set_new(t, "hosts", hosts);
 	json_object_set_new(t, "path", json_string(b->o->path));
 	json_object_set_new(t, "fstype", json_string(b->fstype));
@@ -505,7 +510,8 @@ int bench_finish(struct bench_run *b, void (*table)(FILE *, const struct bench_r
 	}
 	json_decref(doc);
 	if (bench_interrupted()) {
-		fprintf(stderr, "cmax bench %s: interrupted; results so far are above, work directory removed\n", b->name);
+		fprintf(stderr, "cmax bench %s: interrupted; results so far are above%s\n", b->name,
+			b->workdir_removed ? ", work directory removed" : "");
 		return EXIT_DECLINED;
 	}
 	return rc;
@@ -523,4 +529,5 @@ void bench_free(struct bench_run *b)
 	free(b->thresholds_path);
 	json_decref(b->thresholds);
 	json_decref(b->params);
+	json_decref(b->hosts);
 }

@@ -26,6 +26,7 @@ struct bench_run {
 	struct bench_opts *o;
 	char *command;
 	char *workdir;        /* the unique subdirectory, NULL until created */
+	int workdir_removed;  /* bench_cleanup removed it (what the interrupt message says) */
 	char *host;
 	char *fstype;         /* of --path, from /proc/self/mounts; "unknown" */
 	char started_at[32];
@@ -33,6 +34,8 @@ struct bench_run {
 	json_t *thresholds;   /* this benchmark's section of the data file */
 	char *thresholds_path;
 	json_t *params;       /* recorded in the document */
+	const char *harness;  /* target.harness: NULL = "standalone"; "slurm" across nodes */
+	json_t *hosts;        /* target.hosts: NULL = [host]; the nodes that ran (array) */
 	struct result **rows;
 	size_t nrows, cap;
 };

@@ -80,4 +80,53 @@ static inline long lock_violations(const struct lock_report *r)
  * too (an application cannot take the lock); otherwise PASS. */
 struct result;
 void meta_grade_lock(struct result *r, const char *name, const struct lock_report *rep);
+
+/* ---- the same exclusive lock from several nodes ---------------------------
+ * No shared memory across nodes: the critical section is checked through
+ * the locked file itself. DIR/lock-NAME holds one 32-byte record "OWNER
+ * COUNTER" (owner -1 = free). Each round a worker takes the lock, reads the
+ * record (an owner there is an overlap), writes itself as owner, holds,
+ * reads again (another owner now is an overlap), writes "free, counter+1",
+ * releases. Start skew must not let a broken lock look fine, so workers
+ * meet first (DIR/NAME.ready.ID files, all present or the worker gives up
+ * after the rendezvous timeout) and each checks that no other worker had
+ * finished (DIR/NAME.done.ID) when its own rounds began: only then did the
+ * rounds of all workers overlap in time. */
+struct node_lock_out {
+	int worker, workers;
+	int iterations;          /* asked, per worker */
+	long done;               /* rounds completed */
+	long overlaps;           /* rounds that found another owner in the record */
+	long others_between;     /* rounds after which another worker held the lock before our next one */
+	long errors;             /* lock/unlock/read/write calls that failed */
+	int first_errno;
+	int rendezvous_ok;       /* every worker arrived within the timeout */
+	int overlap_ok;          /* no other worker had finished when this one began */
+	int noop;                /* the test hook CMAX_BENCH_LOCK_NOOP was honoured: no lock taken */
+	double wait_s;           /* waiting for the others at the start */
+	double loop_s;
+	char node[64];           /* where the worker ran */
+};
+
+/* Create DIR/lock-NAME with a free record; 0, or -1 with errno. */
+int meta_node_lock_prepare(const char *dir, const char *name);
+/* One worker (the hidden `cmax bench metadata --lock-worker`); never fails,
+ * problems are in out. */
+void meta_node_lock_worker(const char *dir, const struct lock_ops *ops, int id, int workers, int iterations,
+			   int hold_us, int rendezvous_ms, struct node_lock_out *out);
+/* The counter in DIR/lock-NAME at the end, -1 when unreadable. */
+long meta_node_lock_counter(const char *dir, const char *name);
+/* "CMAXLOCK {json}\n" (malloc'd): what a worker prints. */
+char *meta_node_lock_line(const struct node_lock_out *o);
+/* Pure: the CMAXLOCK lines in text (other lines ignored) into outs[worker]
+ * for 0 <= worker < max; got[w] = 1 for each one found. Returns how many. */
+int meta_node_lock_parse(const char *text, size_t len, struct node_lock_out *outs, int *got, int max);
+/* Grade the workers' reports: a worker without a report, one that did not
+ * meet the others or started after another had finished is ERROR (no
+ * verdict); any overlap or lost update FAIL with the count; failing lock
+ * calls FAIL; otherwise PASS. final_counter -1 = unreadable (ERROR).
+ * nodes[w] names worker w's node when it did not report (may be NULL).
+ * Sets status, summary and observed. */
+void meta_grade_node_lock(struct result *r, const char *name, const struct node_lock_out *outs, const int *got,
+			  const char *const *nodes, int workers, int iterations, long final_counter);
 #endif

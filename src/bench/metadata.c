@@ -1,11 +1,19 @@
 /* `cmax bench metadata`: small-file rates, an import-like probe that
  * predicts `import torch` time, and the correctness checks the method's
  * testers tripped over (concurrent mkdir -p, unenforced locks, names with
- * ':', slow 4 KiB allocating writes). Native C, no fio. */
+ * ':', slow 4 KiB allocating writes). Native C, no fio.
+ *
+ * Locks are also tried from two nodes at once when the run is inside a
+ * Slurm allocation of 2+ nodes (or --slurm / --nodes 2): one srun step
+ * starts this program on two nodes as a hidden worker (`cmax bench metadata
+ * --lock-worker DIR ...`, not in --help) that runs meta_node_lock_worker on
+ * a file in the shared work directory and prints one CMAXLOCK line. */
 #include "bench.h"
 #include "meta.h"
 #include "../core/exitcodes.h"
+#include "../core/runner.h"
 #include "../core/strbuf.h"
+#include "slurmstep.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -23,14 +31,24 @@ struct mopts {
 	int import_files;
 	long alloc_mib;
 	int lock_iterations;
+	int slurm;          /* --slurm */
+	int nodes;          /* --nodes N (2 is what the lock test uses) */
+	const char *partition;
 };
+
+/* Test hook, honoured only by the hidden worker: take no lock, so the
+ * tests can prove the cross-node detector FAILs a lock that does not hold. */
+#define LOCK_NOOP_ENV "CMAX_BENCH_LOCK_NOOP"
+#define LOCK_HOLD_US 500
+#define RENDEZVOUS_S 30
 
 static void usage(FILE *out)
 {
 	fputs("usage: cmax bench metadata --path DIR [--workers N] [--files N] [options]\n\n"
 	      "Small-file create/stat/open-read-close/unlink rates with N worker processes in one\n"
 	      "directory, an import-like probe over 10 000 small files predicting `import torch`\n"
-	      "time, concurrent mkdir -p, exclusive flock()/fcntl() locks from two processes,\n"
+	      "time, concurrent mkdir -p, exclusive flock()/fcntl() locks from two processes (and from\n"
+	      "two nodes inside a Slurm allocation),\n"
 	      "file names with ':' and other legal characters, 4 KiB allocating writes.\n\n"
 	      "  --workers N            worker processes (default 4)\n"
 	      "  --files N              files per worker for the rates (default 2000 quick, 20000 full)\n"
@@ -38,7 +56,11 @@ static void usage(FILE *out)
 	      "                         like fio's filecreate engine)\n"
 	      "  --import-files N       files in the import-like tree (default 10000)\n"
 	      "  --alloc-mib N          MiB for the 4 KiB allocating write (default 64 quick, 1024 full)\n"
-	      "  --lock-iterations N    lock attempts per process (default 100)\n\n", out);
+	      "  --lock-iterations N    lock attempts per process (default 100)\n"
+	      "  --slurm                also try the locks from two nodes of this Slurm allocation at once\n"
+	      "                         (automatic inside an allocation of 2+ nodes; DIR must be shared)\n"
+	      "  --nodes 2              the same outside an allocation: srun takes a 2-node one (--immediate)\n"
+	      "  --partition P          the partition for that allocation\n\n", out);
 	bench_common_usage(out);
 }
 
@@ -77,12 +99,23 @@ static int parse(int argc, char **argv, struct mopts *o)
 			o->alloc_mib = n;
 		} else if (!strcmp(a, "--lock-iterations") && okv && n >= 1 && n <= 100000) {
 			o->lock_iterations = (int)n;
+		} else if (!strcmp(a, "--slurm")) {
+			o->slurm = 1;
+			continue; /* no value */
+		} else if (!strcmp(a, "--nodes") && okv && n >= 1 && n <= 4096) {
+			o->nodes = (int)n;
+		} else if (!strcmp(a, "--partition") && v && *v) {
+			o->partition = v;
 		} else {
 			fprintf(stderr, "cmax bench metadata: unknown option or bad value '%s%s%s' (see --help)\n", a,
 				v ? " " : "", v ? v : "");
 			return EXIT_USAGE;
 		}
 		i++;
+	}
+	if (o->partition && !o->slurm && !o->nodes) {
+		fprintf(stderr, "cmax bench metadata: --partition only applies with --nodes N (or --slurm)\n");
+		return EXIT_USAGE;
 	}
 	if (o->files < 0)
 		o->files = o->b.full ? 20000 : 2000;
@@ -478,6 +511,215 @@ static void run_lock(struct bench_run *b, const struct mopts *o, const struct lo
 	free(dir);
 }
 
+/* ---- locks across nodes -------------------------------------------------- */
+
+static int noop_lock(int fd)
+{
+	(void)fd;
+	return 0;
+}
+
+/* The hidden worker: argv[1] is --lock-worker. Prints one CMAXLOCK line. */
+static int lock_worker_main(int argc, char **argv)
+{
+	const char *dir = NULL, *kind = NULL;
+	const char *ntasks = getenv("SLURM_NTASKS"), *procid = getenv("SLURM_PROCID");
+	long iterations = 100, workers = ntasks ? strtol(ntasks, NULL, 10) : 2, id = procid ? strtol(procid, NULL, 10) : -1;
+	long hold = LOCK_HOLD_US, rdv = RENDEZVOUS_S;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		char *end = NULL;
+		long n = v ? strtol(v, &end, 10) : -1;
+		int num = v && *v && end && !*end;
+		if (!strcmp(a, "--lock-worker") && v && *v)
+			dir = v;
+		else if (!strcmp(a, "--lock-kind") && v && (!strcmp(v, "flock") || !strcmp(v, "fcntl")))
+			kind = v;
+		else if (!strcmp(a, "--iterations") && num && n >= 1 && n <= 100000)
+			iterations = n;
+		else if (!strcmp(a, "--workers") && num && n >= 2 && n <= 64)
+			workers = n;
+		else if (!strcmp(a, "--worker-id") && num && n >= 0 && n < 64)
+			id = n;
+		else if (!strcmp(a, "--hold-us") && num && n >= 0 && n <= 1000000)
+			hold = n;
+		else if (!strcmp(a, "--rendezvous-timeout") && num && n >= 1 && n <= 3600)
+			rdv = n;
+		else {
+			fprintf(stderr, "cmax bench metadata --lock-worker: unknown option or bad value '%s%s%s'\n", a,
+				v ? " " : "", v ? v : "");
+			return EXIT_USAGE;
+		}
+		i++;
+	}
+	if (!dir || !kind || id < 0 || workers < 2 || id >= workers) {
+		fprintf(stderr, "cmax bench metadata --lock-worker: needs DIR, --lock-kind flock|fcntl and a worker id "
+				"below --workers (--worker-id, or SLURM_PROCID under srun)\n");
+		return EXIT_USAGE;
+	}
+	const char *hook = getenv(LOCK_NOOP_ENV);
+	int noop = hook && !strcmp(hook, "1");
+	const struct lock_ops *real = !strcmp(kind, "flock") ? &meta_flock_ops : &meta_fcntl_ops;
+	struct lock_ops none = { real->name, noop_lock, noop_lock };
+	struct node_lock_out out;
+	memset(&out, 0, sizeof out);
+	const char *nn = getenv("SLURMD_NODENAME");
+	if (nn && *nn)
+		snprintf(out.node, sizeof out.node, "%s", nn);
+	else
+		gethostname(out.node, sizeof out.node - 1);
+	meta_node_lock_worker(dir, noop ? &none : real, (int)id, (int)workers, (int)iterations, (int)hold, (int)(rdv * 1000),
+			      &out);
+	out.noop = noop;
+	char *line = meta_node_lock_line(&out);
+	fputs(line, stdout);
+	fflush(stdout);
+	free(line);
+	return EXIT_OK;
+}
+
+static int lock_nodes_timeout_s(const struct mopts *o)
+{
+	/* the rendezvous, then both workers' rounds one after the other with
+	 * room for a slow lock manager */
+	return RENDEZVOUS_S + 30 + (int)((long)o->lock_iterations * 2 * (LOCK_HOLD_US + 20000) / 1000000);
+}
+
+static void lock_nodes_argv(struct bench_argv *v, const struct mopts *o, const struct bench_slurm *S, const char *self,
+			    const char *dir, const char *kind)
+{
+	bench_srun_prefix(v, S, 2, RENDEZVOUS_S + 30);
+	bargv_add(v, xstrdup(self));
+	bargv_add(v, xstrdup("bench"));
+	bargv_add(v, xstrdup("metadata"));
+	bargv_add(v, xstrdup("--lock-worker"));
+	bargv_add(v, xstrdup(dir));
+	bargv_add(v, xstrdup("--lock-kind"));
+	bargv_add(v, xstrdup(kind));
+	bargv_add(v, xstrdup("--iterations"));
+	bargv_addf(v, "%d", o->lock_iterations);
+	bargv_add(v, xstrdup("--workers"));
+	bargv_add(v, xstrdup("2"));
+	bargv_add(v, xstrdup("--hold-us"));
+	bargv_addf(v, "%d", LOCK_HOLD_US);
+	bargv_add(v, xstrdup("--rendezvous-timeout"));
+	bargv_addf(v, "%d", RENDEZVOUS_S);
+}
+
+/* The srun command of the two-node test, for --dry-run. */
+static char *lock_nodes_cmd(const struct mopts *o, const struct bench_slurm *S, const char *kind)
+{
+	struct bench_argv v = { 0 };
+	char *self = bench_self_exe();
+	char *dir = xasprintf("%s/cmax-bench-metadata-XXXXXX/locks-nodes", o->b.path);
+	lock_nodes_argv(&v, o, S, self ? self : "cmax", dir, kind);
+	char *c = bargv_join(&v);
+	bargv_free(&v);
+	free(dir);
+	free(self);
+	return c;
+}
+
+static void run_lock_nodes(struct bench_run *b, const struct mopts *o, const struct bench_slurm *S, const char *why,
+			   const struct lock_ops *ops)
+{
+	char *id = xasprintf("bench.metadata-%s-lock-nodes", ops->name);
+	char *title = xasprintf("exclusive %s() lock holds between two nodes", ops->name);
+	struct result *r = bench_row(b, id, title);
+	free(id);
+	free(title);
+	r_expectedf(r, "0 violations of %d exclusive locks taken from two nodes whose rounds overlap in time",
+		    2 * o->lock_iterations);
+	if (!S->active) {
+		r_skip(r, "%s", why ? why : "not in a Slurm allocation with 2+ nodes");
+		return;
+	}
+	char *dir = xasprintf("%s/locks-nodes", b->workdir);
+	char *self = bench_self_exe();
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+		r_error(r, "cannot create %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (meta_node_lock_prepare(dir, ops->name) != 0) {
+		r_error(r, "cannot create the shared lock file in %s: %s", dir, strerror(errno));
+		goto out;
+	}
+	if (!self) {
+		r_error(r, "cannot find this program's own path (/proc/self/exe) to start the workers");
+		goto out;
+	}
+	struct bench_argv v = { 0 };
+	lock_nodes_argv(&v, o, S, self, dir, ops->name);
+	char *cmd = bargv_join(&v);
+	r_reproduce(r, cmd);
+	free(cmd);
+	struct run_opts ro = { .timeout_ms = (lock_nodes_timeout_s(o) + 30) * 1000, .cap_out = 1u << 20,
+			       .cap_err = 256u << 10 };
+	struct cmd_result cr;
+	runner_run((const char *const *)v.a, &ro, &cr);
+	bargv_free(&v);
+	r_evidence(r, cmd_evidence(&cr, 1500));
+	struct srun_info si;
+	srun_parse(cr.err, cr.err_len, &si);
+	if (bench_interrupted() || cr.outcome == RUN_TIMEOUT || cr.outcome == RUN_SIGNALED)
+		bench_slurm_cancel(S, &si, 15000, NULL);
+	if (bench_interrupted()) {
+		r_skip(r, "interrupted (srun step cancelled)");
+	} else if (cr.outcome == RUN_NOT_FOUND || cr.outcome == RUN_SPAWN_FAILED || cr.outcome == RUN_SKIPPED_BUDGET) {
+		char *d = cmd_describe(&cr);
+		r_error(r, "srun %s", d);
+		free(d);
+	} else {
+		struct node_lock_out outs[2];
+		int got[2];
+		memset(outs, 0, sizeof outs);
+		meta_node_lock_parse(cr.out, cr.out_len, outs, got, 2);
+		const char *names[2];
+		for (int w = 0; w < 2; w++) {
+			names[w] = srun_node_of(&si, w);
+			if (!names[w])
+				names[w] = bench_slurm_node(S, w);
+		}
+		long final = meta_node_lock_counter(dir, ops->name);
+		meta_grade_node_lock(r, ops->name, outs, got, names, 2, o->lock_iterations, final);
+		if (!got[0] || !got[1]) {
+			/* say what srun saw about the silent node(s) */
+			struct strbuf sb = STRBUF_INIT;
+			for (int w = 0; w < 2; w++) {
+				if (got[w])
+					continue;
+				char *about = names[w] ? srun_errors_about(cr.err, names[w]) : NULL;
+				if (!about)
+					about = srun_first_error(cr.err);
+				if (about)
+					sb_addf(&sb, "%s%s", sb.len ? "; " : "", about);
+				free(about);
+			}
+			char *d = cmd_describe(&cr);
+			char *s = xasprintf("%s (srun %s%s%s)", r->summary, d, sb.len ? ": " : "", sb_str(&sb));
+			r_error(r, "%s", s);
+			free(s);
+			free(d);
+			sb_free(&sb);
+		}
+		for (int w = 0; w < 2; w++) {
+			const char *nd = got[w] && *outs[w].node ? outs[w].node : names[w];
+			size_t i;
+			json_t *h;
+			int known = 0;
+			json_array_foreach(b->hosts, i, h)
+				known |= nd && !strcmp(json_string_value(h), nd);
+			if (nd && !known)
+				json_array_append_new(b->hosts, json_string(nd));
+		}
+	}
+	srun_info_free(&si);
+	cmd_result_free(&cr);
+out:
+	free(self);
+	free(dir);
+}
+
 static const char *const odd_names[] = {
 	"a:b", "ckpt-epoch=1:step=200.pt", "2026-11-30T05:40:36Z.log", "name with spaces", "semi;colon",
 	"comma,list", "brackets[1]", "braces{x}", "paren(1)", "percent%20", "plus+minus-", "at@host",
@@ -616,16 +858,35 @@ static void table(FILE *out, const struct bench_run *b)
 
 int bench_metadata_main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "--lock-worker"))
+		return lock_worker_main(argc, argv);
 	struct mopts o;
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	struct bench_run b;
+	struct bench_slurm S;
+	memset(&S, 0, sizeof S);
 	rc = bench_init(&b, "metadata", &o.b, argc, argv);
 	if (rc) {
 		bench_free(&b);
 		return rc;
 	}
+	char *why = NULL, *serr = NULL;
+	if (bench_slurm_init(&S, "metadata", o.slurm, o.nodes, o.partition, 2, 0, &why, &serr) != 0) {
+		fprintf(stderr, "cmax bench metadata: %s\n", serr);
+		free(serr);
+		bench_slurm_free(&S);
+		bench_free(&b);
+		return EXIT_USAGE;
+	}
+	if (S.active) {
+		b.harness = "slurm";
+		b.hosts = json_array();
+		json_array_append_new(b.hosts, json_string(b.host));
+	}
+	json_object_set_new(b.params, "two_node_locks", S.active ? json_string(S.in_alloc ? "in the allocation" :
+				"srun takes a 2-node allocation") : json_string(why ? why : "skipped"));
 	json_object_set_new(b.params, "mode", json_string(o.b.full ? "full" : "quick"));
 	json_object_set_new(b.params, "workers", json_integer(o.workers));
 	json_object_set_new(b.params, "files_per_worker", json_integer(o.files));
@@ -649,20 +910,41 @@ int bench_metadata_main(int argc, char **argv)
 			json_object_set_new(p, "writes", json_string(what));
 			json_object_set_new(p, "bytes_max", json_integer((json_int_t)peak));
 			json_object_set_new(p, "parameters", json_incref(b.params));
+			json_t *cmds = json_array();
+			for (int k = 0; S.active && k < 2; k++) {
+				char *c = lock_nodes_cmd(&o, &S, k ? "fcntl" : "flock");
+				json_array_append_new(cmds, json_string(c));
+				free(c);
+			}
+			json_object_set_new(p, "commands", cmds);
 			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			fputc('\n', stdout);
 			json_decref(p);
 		} else {
 			printf("cmax bench metadata --dry-run: nothing is written.\nWould create %s/cmax-bench-metadata-XXXXXX (%s)\n"
 			       "and write %s;\nthen remove the directory (also on Ctrl-C).\n", o.b.path, b.fstype, what);
+			if (S.active) {
+				printf("Two-node locks: would run, one after the other:\n");
+				for (int k = 0; k < 2; k++) {
+					char *c = lock_nodes_cmd(&o, &S, k ? "fcntl" : "flock");
+					printf("  %s\n", c);
+					free(c);
+				}
+			} else {
+				printf("Two-node locks: skipped (%s).\n", why ? why : "not in a Slurm allocation with 2+ nodes");
+			}
 		}
 		free(what);
+		free(why);
+		bench_slurm_free(&S);
 		bench_free(&b);
 		return EXIT_OK;
 	}
 	rc = bench_start(&b, what);
 	free(what);
 	if (rc) {
+		free(why);
+		bench_slurm_free(&S);
 		bench_free(&b);
 		return rc;
 	}
@@ -677,10 +959,16 @@ int bench_metadata_main(int argc, char **argv)
 	if (!bench_interrupted())
 		run_lock(&b, &o, &meta_fcntl_ops);
 	if (!bench_interrupted())
+		run_lock_nodes(&b, &o, &S, why, &meta_flock_ops);
+	if (!bench_interrupted())
+		run_lock_nodes(&b, &o, &S, why, &meta_fcntl_ops);
+	if (!bench_interrupted())
 		run_names(&b);
 	if (!bench_interrupted())
 		run_alloc(&b, &o);
 	rc = bench_finish(&b, table);
+	free(why);
+	bench_slurm_free(&S);
 	bench_free(&b);
 	return rc;
 }

@@ -6,13 +6,22 @@
  * the write case before it laid out. Options go on fio's command line, not
  * in a job file, so the evidence is a command a human can paste. Endurance
  * runs consecutive fio runs of one interval each: fio's --status-interval
- * dumps are cumulative and cannot give per-interval percentiles. */
+ * dumps are cumulative and cannot give per-interval percentiles.
+ *
+ * Across nodes (--slurm / --nodes N): one fio per node in one srun step
+ * per case and node count. The fio command line goes into a --multi-prog
+ * file so that each task gets its own file names (cmax.n<task>.<job>.0;
+ * srun substitutes %t there and nowhere else), each node's JSON and stderr
+ * land in their own files in the shared work directory (--output/--error
+ * with %t), and srun -v says which node ran which task. */
 #include "bench.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/fio.h"
+#include "slurmstep.h"
 #include <errno.h>
+#include <sys/stat.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,14 +58,27 @@ struct sopts {
 	double endurance_min;   /* per phase */
 	const char *fio;
 	const char *only;       /* run only kinds whose id contains this */
+	int slurm;              /* --slurm */
+	int nodes;              /* --nodes N, 0 = not given */
+	int clients_per_node;   /* across nodes: fio jobs on each node */
+	const char *partition;
+	int nodes_mode;         /* --slurm or --nodes */
 };
 
 static void usage(FILE *out)
 {
-	fputs("usage: cmax bench storage --path DIR [--quick|--full] [--clients N] [--endurance] [options]\n\n"
+	fputs("usage: cmax bench storage --path DIR [--quick|--full] [--clients N] [--endurance] [options]\n"
+	      "       cmax bench storage --path DIR --slurm|--nodes N [--clients-per-node C] [options]\n\n"
 	      "Runs fio (Debian's package) on DIR: sequential 1 MiB and random 4 KiB buffered /\n"
-	      "64 KiB direct blocks, read and write, at 1, 2, 4, ... N clients (fio jobs on this host).\n\n"
+	      "64 KiB direct blocks, read and write, at 1, 2, 4, ... N clients (fio jobs on this host),\n"
+	      "or at 1, 2, 4, ... nodes of a Slurm allocation, one fio per node through srun.\n\n"
 	      "  --clients N            largest client count (default 1 quick, 8 full)\n"
+	      "  --slurm                across the nodes of this Slurm allocation (SLURM_JOB_ID); DIR must\n"
+	      "                         be shared by the nodes; no barrier: nodes start within srun's skew\n"
+	      "  --nodes N              largest node count (implies --slurm); outside an allocation each\n"
+	      "                         srun takes a short one of its own (--immediate)\n"
+	      "  --clients-per-node C   fio jobs on each node across nodes (default 1)\n"
+	      "  --partition P          the partition for the allocations srun takes (--nodes outside one)\n"
 	      "  --size SIZE            file per client (default 32M quick, 1G full)\n"
 	      "  --runtime S            seconds per random case, cap for sequential (1 quick, 30 full)\n"
 	      "  --iodepth N            queue depth of the direct (libaio) cases (default 16)\n"
@@ -89,6 +111,23 @@ static int parse(int argc, char **argv, struct sopts *o)
 			return -1;
 		} else if (!strcmp(a, "--endurance")) {
 			o->endurance = 1;
+		} else if (!strcmp(a, "--slurm")) {
+			o->slurm = 1;
+		} else if (!strcmp(a, "--nodes") && v) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 4096)
+				goto bad;
+			o->nodes = (int)n;
+			i++;
+		} else if (!strcmp(a, "--clients-per-node") && v) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < 1 || n > 1024)
+				goto bad;
+			o->clients_per_node = (int)n;
+			i++;
+		} else if (!strcmp(a, "--partition") && v && *v) {
+			o->partition = v;
+			i++;
 		} else if (!strcmp(a, "--clients") && v) {
 			long n = strtol(v, &end, 10);
 			if (*end || n < 1 || n > 1024)
@@ -132,6 +171,26 @@ static int parse(int argc, char **argv, struct sopts *o)
 bad:
 		fprintf(stderr, "cmax bench storage: bad value '%s' for %s\n", v, a);
 		return EXIT_USAGE;
+	}
+	o->nodes_mode = o->slurm || o->nodes > 0;
+	if (o->nodes_mode && o->clients > 0) {
+		fprintf(stderr, "cmax bench storage: across nodes, --clients-per-node C sets the fio jobs per node "
+				"(not --clients)\n");
+		return EXIT_USAGE;
+	}
+	if (o->nodes_mode && o->endurance) {
+		fprintf(stderr, "cmax bench storage: --endurance runs on one host; across nodes it is not supported yet\n");
+		return EXIT_USAGE;
+	}
+	if (!o->nodes_mode && (o->clients_per_node || o->partition)) {
+		fprintf(stderr, "cmax bench storage: %s only applies across nodes (--slurm or --nodes N)\n",
+			o->clients_per_node ? "--clients-per-node" : "--partition");
+		return EXIT_USAGE;
+	}
+	if (o->nodes_mode) {
+		if (!o->clients_per_node)
+			o->clients_per_node = 1;
+		o->clients = o->clients_per_node; /* per host, as on one host: sizes and timeouts */
 	}
 	if (o->clients < 0)
 		o->clients = o->b.full ? 8 : 1;
@@ -186,6 +245,11 @@ static void fa_free(struct fio_argv *f)
 		free(f->a[i]);
 }
 
+/* Across nodes each srun task gets its own files: %t is srun's task
+ * number, substituted in --multi-prog lines. */
+#define FNAME_LOCAL "--filename_format=cmax.$jobnum.0"
+#define FNAME_NODES "--filename_format=cmax.n%t.$jobnum.0"
+
 static void build_fio(struct fio_argv *f, const struct sopts *o, const char *dir, const char *name,
 		      const char *rw, const char *bs, int direct, int clients, int runtime, int time_based)
 {
@@ -193,7 +257,7 @@ static void build_fio(struct fio_argv *f, const struct sopts *o, const char *dir
 	f->a[f->n++] = (char *)o->fio;
 	fa_add(f, xasprintf("--name=%s", name));
 	fa_add(f, xasprintf("--directory=%s", dir));
-	fa_add(f, xstrdup("--filename_format=cmax.$jobnum.0"));
+	fa_add(f, xstrdup(o->nodes_mode ? FNAME_NODES : FNAME_LOCAL));
 	fa_add(f, xasprintf("--size=%s", o->size));
 	fa_add(f, xasprintf("--rw=%s", rw));
 	fa_add(f, xasprintf("--bs=%s", bs));
@@ -223,19 +287,24 @@ static int run_timeout_ms(const struct sopts *o, int runtime)
 	return t > 2e6 ? 2000000000 : (int)(t * 1000);
 }
 
-static const char *direct_refusal(const struct cmd_result *cr, const struct fio_report *fr)
+static const char *direct_refusal_in(const char *err, const struct fio_report *fr)
 {
 	static const char *const marks[] = { "does not support O_DIRECT", "does not support direct",
 					     "err=22", "Invalid argument" };
 	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
-		if (cr->err && strstr(cr->err, marks[i]))
-			return cr->err;
+		if (err && strstr(err, marks[i]))
+			return err;
 		if (fr && fr->preamble && strstr(fr->preamble, marks[i]))
 			return fr->preamble;
 	}
 	if (fr && fr->njobs && fr->jobs[0].error == EINVAL)
 		return "fio: job error 22 (EINVAL) opening with O_DIRECT";
 	return NULL;
+}
+
+static const char *direct_refusal(const struct cmd_result *cr, const struct fio_report *fr)
+{
+	return direct_refusal_in(cr->err, fr);
 }
 
 static char *first_line(const char *s)
@@ -399,6 +468,343 @@ static int run_case(struct bench_run *b, const struct sopts *o, const struct kin
 	return bench_interrupted() ? -1 : 0;
 }
 
+/* ---- across nodes ------------------------------------------------------- */
+
+/* One line of a --multi-prog file: "* 'fio' '--name=x' ... --filename_format=cmax.n%t.$jobnum.0".
+ * srun honours single quotes there (no other quoting, no escapes), drops a
+ * '%' outside quotes unless %t/%o follows: everything but the file name
+ * pattern is quoted. Paths holding ' or a newline are refused earlier. */
+static char *multiprog_line(const struct fio_argv *fa)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, "*");
+	for (int j = 0; j < fa->n; j++)
+		sb_addf(&sb, strstr(fa->a[j], "%t") ? " %s" : " '%s'", fa->a[j]);
+	return sb_detach(&sb);
+}
+
+struct node_res {
+	char *node;            /* Slurm node name, or "task N" when srun did not say */
+	int task;
+	int parsed;
+	struct fio_report fr;
+	struct fio_job sum;
+	char *problem;         /* why there is no figure from this node */
+	const char *refusal;   /* O_DIRECT refused: fio's words (into fr or err) */
+	char *err;             /* the task's stderr file */
+	long errors;
+};
+
+static int case_timeout_s(const struct sopts *o)
+{
+	return run_timeout_ms(o, o->runtime_s) / 1000;
+}
+
+/* srun argv for one case at k nodes; *conf_line gets the --multi-prog line. */
+static void build_srun(struct bench_argv *v, char **conf_line, const struct sopts *o, const struct bench_slurm *S,
+		       const char *dir, const struct kind *k, int nodes)
+{
+	struct fio_argv fa;
+	build_fio(&fa, o, dir, k->id, k->rw, k->bs, k->direct, o->clients_per_node, o->runtime_s, k->random);
+	*conf_line = multiprog_line(&fa);
+	fa_free(&fa);
+	bench_srun_prefix(v, S, nodes, case_timeout_s(o));
+	bargv_addf(v, "--output=%s/srun/%s-n%d.%%t.json", dir, k->id, nodes);
+	bargv_addf(v, "--error=%s/srun/%s-n%d.%%t.err", dir, k->id, nodes);
+	bargv_addf(v, "--multi-prog");
+	bargv_addf(v, "%s/srun/%s-n%d.conf", dir, k->id, nodes);
+}
+
+static char *first_text_line(const char *s)
+{
+	char *l = first_line(s);
+	char *c = str_sanitize(l, strlen(l) > 200 ? 200 : strlen(l));
+	free(l);
+	return c;
+}
+
+static void read_node(struct bench_run *b, const struct kind *k, int nodes, struct node_res *n, const char *srun_err)
+{
+	char *jp = xasprintf("%s/srun/%s-n%d.%d.json", b->workdir, k->id, nodes, n->task);
+	char *ep = xasprintf("%s/srun/%s-n%d.%d.err", b->workdir, k->id, nodes, n->task);
+	size_t len = 0;
+	char *out = bench_read_file(jp, 16u << 20, &len);
+	n->err = bench_read_file(ep, 64u << 10, NULL);
+	char *perr = NULL;
+	if (out && len && fio_parse(out, len, &n->fr, &perr) == 0) {
+		n->parsed = 1;
+		fio_sum(&n->fr, &n->sum);
+		n->errors = n->sum.total_err + (n->sum.error ? 1 : 0);
+		if (k->direct && (n->sum.error || (n->err && *n->err)))
+			n->refusal = direct_refusal_in(n->err, &n->fr);
+		if (!n->refusal && !n->sum.dir[strstr(k->rw, "write") ? FIO_WRITE : FIO_READ].present && !n->errors)
+			n->problem = xasprintf("fio did no %s I/O", strstr(k->rw, "write") ? "write" : "read");
+	} else {
+		if (k->direct && n->err)
+			n->refusal = direct_refusal_in(n->err, NULL);
+		char *about = srun_errors_about(srun_err, n->node);
+		char *l = first_text_line(n->err && *n->err ? n->err : out);
+		struct strbuf pb = STRBUF_INIT;
+		if (!out || !len)
+			sb_adds(&pb, "no fio output");
+		else
+			sb_addf(&pb, "no usable fio JSON (%s)", perr ? perr : "?");
+		if (about || *l)
+			sb_addf(&pb, ": %s%s%s", about ? about : "", about && *l ? "; " : "", l);
+		if (!n->refusal)
+			n->problem = sb_detach(&pb);
+		sb_free(&pb);
+		if (out && len) {
+			char *ex = str_excerpt(out, len, 300);
+			char *cl = str_sanitize(ex, strlen(ex));
+			free(ex);
+			r_evidence_file(b->rows[b->nrows - 1], jp, cl);
+			free(cl);
+		}
+		free(about);
+		free(l);
+	}
+	free(perr);
+	free(out);
+	free(jp);
+	free(ep);
+}
+
+static json_t *node_json(const struct node_res *n, int dd)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "host", json_string(n->node));
+	json_object_set_new(o, "task", json_integer(n->task));
+	if (n->parsed && !n->problem && !n->refusal) {
+		const struct fio_dir *d = &n->sum.dir[dd];
+		json_object_set_new(o, "bw_bytes_per_s", isnan(d->bw_bytes) ? json_null() : json_integer((json_int_t)llround(d->bw_bytes)));
+		json_object_set_new(o, "iops", isnan(d->iops) ? json_null() : json_real(round(d->iops * 10) / 10));
+		json_t *l = json_object();
+		json_object_set_new(l, "p50", isnan(d->clat.p50_ns) ? json_null() : json_integer((json_int_t)d->clat.p50_ns));
+		json_object_set_new(l, "p99", isnan(d->clat.p99_ns) ? json_null() : json_integer((json_int_t)d->clat.p99_ns));
+		json_object_set_new(l, "p99.9", isnan(d->clat.p999_ns) ? json_null() : json_integer((json_int_t)d->clat.p999_ns));
+		json_object_set_new(o, "clat_ns", l);
+	}
+	json_object_set_new(o, "errors", n->parsed ? json_integer(n->errors) : json_null());
+	json_object_set_new(o, "problem", n->problem ? json_string(n->problem) : n->refusal ? json_string("O_DIRECT refused") : json_null());
+	return o;
+}
+
+static void run_case_nodes(struct bench_run *b, const struct sopts *o, struct bench_slurm *S, const struct kind *k,
+			   int nodes)
+{
+	char *id = xasprintf("bench.storage-%s-n%d", k->id, nodes);
+	char *title = xasprintf("fio %s, %d node%s x %d client%s", k->title, nodes, nodes == 1 ? "" : "s",
+				o->clients_per_node, o->clients_per_node == 1 ? "" : "s");
+	struct result *r = bench_row(b, id, title);
+	free(id);
+	free(title);
+	int dd = strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
+	struct bench_argv v = { 0 };
+	char *line = NULL;
+	build_srun(&v, &line, o, S, b->workdir, k, nodes);
+	char *conf = xstrdup(v.a[v.n - 1]);
+	char *srun_cmd = bargv_join(&v);
+	char *repro = xasprintf("%s  # %s holds: %s", srun_cmd, conf, line);
+	r_reproduce(r, repro);
+	r_expected(r, json_deep_copy(bench_th(b, k->id)));
+	r_evidence_note(r, "--multi-prog %s: %s", conf, line);
+	FILE *cf = fopen(conf, "w");
+	if (!cf || fprintf(cf, "%s\n", line) < 0 || fclose(cf) != 0) {
+		r_error(r, "cannot write %s: %s", conf, strerror(errno));
+		if (cf)
+			fclose(cf);
+		goto out_free;
+	}
+	struct run_opts ro = { .timeout_ms = (case_timeout_s(o) + 60) * 1000, .cap_out = 1u << 20, .cap_err = 512u << 10 };
+	struct cmd_result cr;
+	runner_run((const char *const *)v.a, &ro, &cr);
+	r_evidence(r, cmd_evidence(&cr, 1500));
+	struct srun_info si;
+	srun_parse(cr.err, cr.err_len, &si);
+	int stopped = bench_interrupted() || cr.outcome == RUN_TIMEOUT;
+	if (stopped || cr.outcome == RUN_SIGNALED)
+		bench_slurm_cancel(S, &si, 15000, NULL);
+	if (cr.outcome == RUN_NOT_FOUND || cr.outcome == RUN_SPAWN_FAILED || cr.outcome == RUN_SKIPPED_BUDGET) {
+		char *d = cmd_describe(&cr);
+		r_error(r, "srun %s", d);
+		free(d);
+		goto out_cr;
+	}
+	if (bench_interrupted()) {
+		r_skip(r, "interrupted before this case finished (srun step cancelled)");
+		goto out_cr;
+	}
+	struct node_res *nr = xcalloc((size_t)nodes, sizeof *nr);
+	struct fio_job *sums = xcalloc((size_t)nodes, sizeof *sums);
+	size_t nsum = 0;
+	long errors = 0;
+	int nproblem = 0, nrefused = 0, nioerr = 0;
+	const char *version = NULL;
+	json_t *per = json_array(), *hosts = json_array();
+	for (int t = 0; t < nodes; t++) {
+		struct node_res *n = &nr[t];
+		n->task = t;
+		const char *nm = srun_node_of(&si, t);
+		if (!nm)
+			nm = bench_slurm_node(S, t);
+		n->node = nm ? xstrdup(nm) : xasprintf("task %d", t);
+		read_node(b, k, nodes, n, cr.err);
+		if (n->parsed && !version)
+			version = n->fr.version;
+		if (n->problem)
+			nproblem++;
+		else if (n->refusal)
+			nrefused++;
+		else if (n->parsed) {
+			sums[nsum++] = n->sum;
+			errors += n->errors;
+			if (n->errors)
+				nioerr++;
+		}
+		json_array_append_new(per, node_json(n, dd));
+		json_array_append_new(hosts, json_string(n->node));
+		/* every node that ran counts as a target host */
+		size_t i;
+		json_t *h;
+		int known = 0;
+		json_array_foreach(b->hosts, i, h)
+			known |= !strcmp(json_string_value(h), n->node);
+		if (!known && nm)
+			json_array_append_new(b->hosts, json_string(n->node));
+	}
+	struct fio_job agg;
+	fio_sum_jobs(sums, nsum, &agg);
+	json_t *ob = json_object();
+	json_object_set_new(ob, "nodes", json_integer(nodes));
+	json_object_set_new(ob, "clients_per_node", json_integer(o->clients_per_node));
+	json_object_set_new(ob, "clients", json_integer((json_int_t)nodes * o->clients_per_node));
+	json_object_set_new(ob, "hosts", hosts);
+	json_object_set_new(ob, "rw", json_string(k->rw));
+	json_object_set_new(ob, "bs", json_string(k->bs));
+	json_object_set_new(ob, "direct", json_boolean(k->direct));
+	json_object_set_new(ob, "ioengine", json_string(k->direct ? "libaio" : "psync"));
+	json_object_set_new(ob, "iodepth", json_integer(k->direct ? o->iodepth : 1));
+	json_object_set_new(ob, "size_per_client", json_string(o->size));
+	json_object_set_new(ob, "fio_version", version ? json_string(version) : json_null());
+	const struct fio_dir *d = &agg.dir[dd];
+	if (nsum) {
+		json_t *dj = fio_dir_json(d);
+		json_object_set_new(dj, "bw_gb_s", isnan(d->bw_bytes) ? json_null() : json_real(round(d->bw_bytes / 1e7) / 100));
+		json_object_update(ob, dj);
+		json_decref(dj);
+	}
+	json_object_set_new(ob, "errors", json_integer(errors));
+	json_object_set_new(ob, "aggregate", json_string("bandwidth and IOPS summed over the nodes; latency percentiles of the worst node"));
+	json_object_set_new(ob, "per_node", per);
+	/* the slowest node, which the grade uses by default */
+	int slow = -1;
+	for (int t = 0; t < nodes; t++) {
+		const struct node_res *n = &nr[t];
+		if (!n->parsed || n->problem || n->refusal || !n->sum.dir[dd].present)
+			continue;
+		if (slow < 0 || n->sum.dir[dd].bw_bytes < nr[slow].sum.dir[dd].bw_bytes)
+			slow = t;
+	}
+	const char *basis = json_string_value(json_object_get(bench_th(b, "nodes"), "grade"));
+	if (!basis || strcmp(basis, "aggregate"))
+		basis = "slowest_node";
+	json_object_set_new(ob, "graded_on", json_string(basis));
+	if (slow >= 0) {
+		json_t *sj = json_object();
+		json_object_set_new(sj, "host", json_string(nr[slow].node));
+		json_object_set_new(sj, "bw_bytes_per_s", json_integer((json_int_t)llround(nr[slow].sum.dir[dd].bw_bytes)));
+		double mi = NAN;
+		for (int t = 0; t < nodes; t++)
+			if (nr[t].parsed && !nr[t].problem && !nr[t].refusal && nr[t].sum.dir[dd].present &&
+			    (isnan(mi) || nr[t].sum.dir[dd].iops < mi))
+				mi = nr[t].sum.dir[dd].iops;
+		json_object_set_new(sj, "iops_min", isnan(mi) ? json_null() : json_real(round(mi * 10) / 10));
+		json_object_set_new(ob, "slowest_node", sj);
+	}
+	r_observed(r, ob);
+
+	if (nproblem) {
+		struct strbuf why = STRBUF_INIT;
+		for (int t = 0; t < nodes; t++)
+			if (nr[t].problem)
+				sb_addf(&why, "%s%s: %s", why.len ? "; " : "", nr[t].node, nr[t].problem);
+		if (cr.outcome == RUN_TIMEOUT)
+			r_error(r, "the srun step did not finish within %d s and was cancelled; %s", cr.timeout_ms / 1000,
+				sb_str(&why));
+		else
+			r_error(r, "%d of %d node%s gave no figure: %s", nproblem, nodes, nodes == 1 ? "" : "s", sb_str(&why));
+		sb_free(&why);
+	} else if (nrefused) {
+		for (int t = 0; t < nodes; t++)
+			if (nr[t].refusal) {
+				char *l = first_line(nr[t].refusal);
+				r_skip(r, "O_DIRECT refused by %s at %s on %s: %s", b->fstype, o->b.path, nr[t].node, l);
+				free(l);
+				break;
+			}
+	} else if (nioerr) {
+		struct strbuf why = STRBUF_INIT;
+		for (int t = 0; t < nodes; t++)
+			if (nr[t].errors) {
+				int e = nr[t].sum.error ? nr[t].sum.error : nr[t].sum.first_error;
+				sb_addf(&why, "%s%s: error %d (%s), %ld counted", why.len ? "; " : "", nr[t].node, e, strerror(e),
+					nr[t].sum.total_err);
+			}
+		r_fail(r, "fio saw I/O errors on %d of %d nodes: %s", nioerr, nodes, sb_str(&why));
+		sb_free(&why);
+	} else if (cr.outcome != RUN_EXITED) {
+		char *dsc = cmd_describe(&cr);
+		r_error(r, "srun %s", dsc);
+		free(dsc);
+	} else {
+		struct fio_dir g = *d;
+		if (!strcmp(basis, "slowest_node") && slow >= 0) {
+			g.bw_bytes = nr[slow].sum.dir[dd].bw_bytes;
+			for (int t = 0; t < nodes; t++)
+				if (nr[t].sum.dir[dd].iops < g.iops)
+					g.iops = nr[t].sum.dir[dd].iops;
+		}
+		struct strbuf why = STRBUF_INIT;
+		enum status st = grade_dir(b, k->id, &g, &why);
+		const char *w = why.len ? sb_str(&why) + 2 : "";
+		char p50[16], p99[16], p999[16];
+		bench_fmt_ms(d->clat.p50_ns, p50, sizeof p50);
+		bench_fmt_ms(d->clat.p99_ns, p99, sizeof p99);
+		bench_fmt_ms(d->clat.p999_ns, p999, sizeof p999);
+		char slowtxt[160] = "";
+		if (nodes > 1 && slow >= 0)
+			snprintf(slowtxt, sizeof slowtxt, " (slowest %s: %.1f MB/s)", nr[slow].node,
+				 nr[slow].sum.dir[dd].bw_bytes / 1e6);
+		if (st == ST_SKIP)
+			r_skip(r, "%.1f MB/s, %.0f IOPS over %d node%s%s; no threshold declared for %s", d->bw_bytes / 1e6,
+			       d->iops, nodes, nodes == 1 ? "" : "s", slowtxt, k->id);
+		else
+			r_status(r, st, "%.1f MB/s, %.0f IOPS over %d node%s%s, clat p50 %s p99 %s p99.9 %s%s%s%s",
+				 d->bw_bytes / 1e6, d->iops, nodes, nodes == 1 ? "" : "s", slowtxt, p50, p99, p999,
+				 *w ? "; " : "", *w && !strcmp(basis, "slowest_node") && nodes > 1 ? "per node " : "", w);
+		sb_free(&why);
+	}
+	for (int t = 0; t < nodes; t++) {
+		if (nr[t].parsed)
+			fio_report_free(&nr[t].fr);
+		free(nr[t].node);
+		free(nr[t].problem);
+		free(nr[t].err);
+	}
+	free(nr);
+	free(sums);
+out_cr:
+	srun_info_free(&si);
+	cmd_result_free(&cr);
+out_free:
+	free(repro);
+	free(srun_cmd);
+	free(conf);
+	free(line);
+	bargv_free(&v);
+}
+
 /* ---- endurance --------------------------------------------------------- */
 
 struct interval {
@@ -533,7 +939,8 @@ static int selected(const struct sopts *o, const struct kind *k)
 	return !o->only || strstr(k->id, o->only);
 }
 
-static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const int *cc, int ncc)
+static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const struct bench_slurm *S, const int *cc,
+			 int ncc)
 {
 	json_t *p = json_object();
 	json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
@@ -541,19 +948,39 @@ static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const
 	char *wd = xasprintf("%s/cmax-bench-storage-XXXXXX", o->b.path);
 	json_object_set_new(p, "workdir", json_string(wd));
 	json_object_set_new(p, "fstype", json_string(b->fstype));
-	json_t *writes = json_array();
-	for (int c = 0; c < cc[ncc - 1]; c++) {
-		char *f = xasprintf("%s/cmax.%d.0", wd, c);
-		json_array_append_new(writes, json_string(f));
-		free(f);
+	int nodes = o->nodes_mode ? cc[ncc - 1] : 1, per = o->nodes_mode ? o->clients_per_node : cc[ncc - 1];
+	if (o->nodes_mode) {
+		json_object_set_new(p, "harness", json_string("slurm"));
+		json_object_set_new(p, "nodes", S->nodes ? json_deep_copy(S->nodes) : json_null());
+		json_object_set_new(p, "allocation", S->in_alloc ? json_string(S->job_id) :
+					json_string("none: each srun takes its own (--immediate)"));
 	}
+	json_t *writes = json_array();
+	for (int t = 0; t < nodes; t++)
+		for (int c = 0; c < per; c++) {
+			char *f = o->nodes_mode ? xasprintf("%s/cmax.n%d.%d.0", wd, t, c) : xasprintf("%s/cmax.%d.0", wd, c);
+			json_array_append_new(writes, json_string(f));
+			free(f);
+		}
 	json_object_set_new(p, "files", writes);
-	json_object_set_new(p, "bytes_max", json_integer((json_int_t)(size_bytes(o->size) * cc[ncc - 1])));
-	json_t *cmds = json_array();
+	json_object_set_new(p, "bytes_max", json_integer((json_int_t)(size_bytes(o->size) * per * nodes)));
+	json_t *cmds = json_array(), *mp = json_object();
 	for (int i = 0; i < ncc; i++) {
 		for (size_t k = 0; k < NKINDS && !o->endurance; k++) {
 			if (!selected(o, &kinds[k]))
 				continue;
+			if (o->nodes_mode) {
+				struct bench_argv v = { 0 };
+				char *line = NULL;
+				build_srun(&v, &line, o, S, wd, &kinds[k], cc[i]);
+				char *j = bargv_join(&v);
+				json_array_append_new(cmds, json_string(j));
+				json_object_set_new(mp, v.a[v.n - 1], json_string(line));
+				free(j);
+				free(line);
+				bargv_free(&v);
+				continue;
+			}
 			struct fio_argv fa;
 			build_fio(&fa, o, wd, kinds[k].id, kinds[k].rw, kinds[k].bs, kinds[k].direct, cc[i], o->runtime_s,
 				  kinds[k].random);
@@ -572,14 +999,24 @@ static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const
 		}
 	}
 	json_object_set_new(p, "commands", cmds);
-	json_object_set_new(p, "cleanup", json_string("the work directory is removed at the end and on SIGINT/SIGTERM"));
+	if (o->nodes_mode)
+		json_object_set_new(p, "multi_prog", mp);
+	else
+		json_decref(mp);
+	json_object_set_new(p, "cleanup", json_string(o->nodes_mode ?
+		"the work directory is removed at the end; on SIGINT/SIGTERM the running srun step is cancelled first" :
+		"the work directory is removed at the end and on SIGINT/SIGTERM"));
 	free(wd);
 	return p;
 }
 
 static void table(FILE *out, const struct bench_run *b)
 {
-	fprintf(out, "cmax bench storage on %s (%s, host %s)\n", b->o->path, b->fstype, b->host);
+	if (b->harness && !strcmp(b->harness, "slurm"))
+		fprintf(out, "cmax bench storage on %s (%s, across nodes through srun from host %s)\n", b->o->path,
+			b->fstype, b->host);
+	else
+		fprintf(out, "cmax bench storage on %s (%s, host %s)\n", b->o->path, b->fstype, b->host);
 	fprintf(out, "%-5s %-34s %9s %9s %8s %8s %8s\n", "", "case", "MB/s", "IOPS", "p50", "p99", "p99.9");
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct result *r = b->rows[i];
@@ -613,45 +1050,83 @@ int bench_storage_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	struct bench_run b;
+	struct bench_slurm S;
+	memset(&S, 0, sizeof S);
 	rc = bench_init(&b, "storage", &o.b, argc, argv);
 	if (rc) {
 		bench_free(&b);
 		return rc;
 	}
+	if (o.nodes_mode) {
+		char *err = NULL;
+		if (bench_slurm_init(&S, "storage", o.slurm, o.nodes, o.partition, 1, 1, NULL, &err) != 0) {
+			fprintf(stderr, "cmax bench storage: %s\n", err);
+			free(err);
+			bench_slurm_free(&S);
+			bench_free(&b);
+			return EXIT_USAGE;
+		}
+		if (strpbrk(o.b.path, "'\n")) {
+			/* srun --multi-prog lines have single quotes and no escapes */
+			fprintf(stderr, "cmax bench storage: --path with a ' or a newline cannot go through srun --multi-prog\n");
+			bench_slurm_free(&S);
+			bench_free(&b);
+			return EXIT_USAGE;
+		}
+		b.harness = "slurm";
+		b.hosts = json_array();
+	}
 	int cc[32];
-	int ncc = client_counts(o.clients, cc);
+	int ncc = client_counts(o.nodes_mode ? S.max_nodes : o.clients, cc);
 	json_object_set_new(b.params, "mode", json_string(o.endurance ? "endurance" : o.b.full ? "full" : "quick"));
-	json_object_set_new(b.params, "clients_max", json_integer(o.clients));
+	if (o.nodes_mode) {
+		json_object_set_new(b.params, "nodes_max", json_integer(S.max_nodes));
+		json_object_set_new(b.params, "clients_per_node", json_integer(o.clients_per_node));
+		json_object_set_new(b.params, "slurm_job", S.in_alloc ? json_string(S.job_id) : json_null());
+		json_object_set_new(b.params, "start", json_string("no barrier: nodes start within srun's launch skew"));
+	} else {
+		json_object_set_new(b.params, "clients_max", json_integer(o.clients));
+	}
 	json_object_set_new(b.params, "size_per_client", json_string(o.size));
 	json_object_set_new(b.params, "runtime_s", json_integer(o.runtime_s));
 	json_object_set_new(b.params, "iodepth_direct", json_integer(o.iodepth));
 	if (o.endurance)
 		json_object_set_new(b.params, "endurance_minutes_per_phase", json_real(o.endurance_min));
 	if (o.b.dry_run) {
-		json_t *p = plan_json(&b, &o, cc, ncc);
+		json_t *p = plan_json(&b, &o, &S, cc, ncc);
 		if (o.b.json) {
 			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			fputc('\n', stdout);
 		} else {
 			printf("cmax bench storage --dry-run: nothing is written.\nWould create %s (%s)\n",
 			       json_string_value(json_object_get(p, "workdir")), b.fstype);
-			printf("Would write up to %.0f MiB: one file per client:\n",
-			       json_number_value(json_object_get(p, "bytes_max")) / 1048576.0);
+			if (o.nodes_mode)
+				printf("Across %d node%s (%s), one fio per node through srun; the directory must be shared.\n",
+				       S.max_nodes, S.max_nodes == 1 ? "" : "s",
+				       S.in_alloc ? "the first nodes of this allocation" : "srun takes each allocation itself");
+			printf("Would write up to %.0f MiB: one file per client%s:\n",
+			       json_number_value(json_object_get(p, "bytes_max")) / 1048576.0, o.nodes_mode ? " and node" : "");
 			size_t i;
 			json_t *e;
 			json_array_foreach(json_object_get(p, "files"), i, e)
 				printf("  %s (%s)\n", json_string_value(e), o.size);
 			printf("Would run:\n");
-			json_array_foreach(json_object_get(p, "commands"), i, e)
+			json_array_foreach(json_object_get(p, "commands"), i, e) {
 				printf("  %s\n", json_string_value(e));
-			printf("Then remove the directory (also on Ctrl-C).\n");
+				const char *conf = strrchr(json_string_value(e), ' ');
+				json_t *line = conf ? json_object_get(json_object_get(p, "multi_prog"), conf + 1) : NULL;
+				if (line)
+					printf("    with %s: %s\n", conf + 1, json_string_value(line));
+			}
+			printf("Then remove the directory (also on Ctrl-C%s).\n", o.nodes_mode ? ", after cancelling the step" : "");
 		}
 		json_decref(p);
+		bench_slurm_free(&S);
 		bench_free(&b);
 		return EXIT_OK;
 	}
-	char *fiopath = runner_which(o.fio);
-	if (!fiopath) {
+	char *fiopath = o.nodes_mode ? NULL : runner_which(o.fio);
+	if (!o.nodes_mode && !fiopath) {
 		/* Nothing gets written: say so as a result, not a crash. */
 		struct result *r = bench_row(&b, "bench.storage-fio", "fio is installed");
 		r_skip(r, "fio not found (%s): install Debian's fio package; nothing was written", o.fio);
@@ -660,15 +1135,32 @@ int bench_storage_main(int argc, char **argv)
 		return rc;
 	}
 	free(fiopath);
-	char *what = xasprintf("up to %.0f MiB (%d file%s of %s)", size_bytes(o.size) * o.clients / 1048576.0, o.clients,
-			       o.clients == 1 ? "" : "s", o.size);
+	int files = o.nodes_mode ? S.max_nodes * o.clients_per_node : o.clients;
+	char *what = o.nodes_mode ?
+		xasprintf("up to %.0f MiB (%d file%s of %s, from up to %d node%s)", size_bytes(o.size) * files / 1048576.0,
+			  files, files == 1 ? "" : "s", o.size, S.max_nodes, S.max_nodes == 1 ? "" : "s") :
+		xasprintf("up to %.0f MiB (%d file%s of %s)", size_bytes(o.size) * files / 1048576.0, files,
+			  files == 1 ? "" : "s", o.size);
 	rc = bench_start(&b, what);
 	free(what);
 	if (rc) {
+		bench_slurm_free(&S);
 		bench_free(&b);
 		return rc;
 	}
 	json_object_set_new(b.params, "workdir", json_string(b.workdir));
+	if (o.nodes_mode) {
+		char *sd = xasprintf("%s/srun", b.workdir);
+		if (mkdir(sd, 0755) != 0) {
+			fprintf(stderr, "cmax bench storage: cannot create %s: %s\n", sd, strerror(errno));
+			free(sd);
+			bench_cleanup(&b);
+			bench_slurm_free(&S);
+			bench_free(&b);
+			return EXIT_CANTCREAT;
+		}
+		free(sd);
+	}
 	for (int i = 0; i < ncc && !bench_interrupted(); i++) {
 		if (o.endurance) {
 			run_endurance_phase(&b, &o, cc[i], 1);
@@ -676,11 +1168,17 @@ int bench_storage_main(int argc, char **argv)
 				run_endurance_phase(&b, &o, cc[i], 0);
 			continue;
 		}
-		for (size_t k = 0; k < NKINDS && !bench_interrupted(); k++)
-			if (selected(&o, &kinds[k]))
+		for (size_t k = 0; k < NKINDS && !bench_interrupted(); k++) {
+			if (!selected(&o, &kinds[k]))
+				continue;
+			if (o.nodes_mode)
+				run_case_nodes(&b, &o, &S, &kinds[k], cc[i]);
+			else
 				run_case(&b, &o, &kinds[k], cc[i]);
+		}
 	}
 	rc = bench_finish(&b, table);
+	bench_slurm_free(&S);
 	bench_free(&b);
 	return rc;
 }

@@ -242,6 +242,11 @@ static double worst(double a, double b)
 
 void fio_sum(const struct fio_report *r, struct fio_job *s)
 {
+	fio_sum_jobs(r->jobs, r->njobs, s);
+}
+
+void fio_sum_jobs(const struct fio_job *jobs, size_t njobs, struct fio_job *s)
+{
 	memset(s, 0, sizeof *s);
 	for (int d = 0; d < FIO__NDIR; d++) {
 		struct fio_dir *x = &s->dir[d];
@@ -249,8 +254,8 @@ void fio_sum(const struct fio_report *r, struct fio_job *s)
 		x->clat.mean_ns = x->clat.max_ns = x->clat.p50_ns = x->clat.p99_ns = x->clat.p999_ns = NAN;
 	}
 	s->job_runtime_ms = NAN;
-	for (size_t i = 0; i < r->njobs; i++) {
-		const struct fio_job *j = &r->jobs[i];
+	for (size_t i = 0; i < njobs; i++) {
+		const struct fio_job *j = &jobs[i];
 		if (j->is_all_clients)
 			continue;
 		if (!s->error)

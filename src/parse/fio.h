@@ -67,6 +67,9 @@ void fio_report_free(struct fio_report *r);
  * conservative bound: percentiles of different jobs cannot be merged), errors
  * the first non-zero. */
 void fio_sum(const struct fio_report *r, struct fio_job *sum);
+/* The same over any array of jobs, e.g. one fio_sum per node of a run
+ * across nodes: the sum of the nodes, the worst node's percentiles. */
+void fio_sum_jobs(const struct fio_job *jobs, size_t njobs, struct fio_job *sum);
 
 /* {bw_bytes_per_s, iops, io_bytes, runtime_ms, total_ios, clat_ns:{mean,p50,p99,p99.9,max}} of a direction; nulls for unknowns. */
 json_t *fio_dir_json(const struct fio_dir *d);

@@ -1,8 +1,13 @@
 /* nccl-tests text table and JSON file. The text parser reads the column
- * header (the comment line naming "size" and "count") and maps columns by
- * name, so builds with or without the root column, "error" instead of
- * "#wrong", or only one placement all parse; a headerless table falls back
- * to the two layouts by token count. */
+ * header (the comment line naming "size" and "count", or 1.0.0's "bytes"
+ * and "N") and maps columns by name, so every layout nccl-tests has printed
+ * parses: 1.0.0 (times in ms, "res"), 2.0-2.11 (per-collective leading
+ * columns, "error" magnitude), 2.13+ (root column, "#wrong"), 2.19.2+
+ * per-iteration columns (i_min ...) and -S timestamps. A headerless table
+ * falls back to the layouts by token count. The JSON side reads what
+ * src/util.cu writes: string booleans, root as a padded string, "nan" as a
+ * string, the 2.17.3-2.17.8 "bandwidith" keys, devices[] with one entry per
+ * process. */
 #include "nccltests.h"
 #include "../core/strbuf.h"
 #include "procfs.h"
@@ -23,6 +28,7 @@ struct layout {
 	int n;
 	enum col c[MAXCOLS];
 	int g[MAXCOLS];       /* placement of a per-placement column */
+	double time_scale;    /* to microseconds: 1000 for 1.0.0's milliseconds */
 };
 
 void nccl_result_free(struct nccl_result *r)
@@ -63,9 +69,35 @@ static void add_host(struct nccl_result *r, const char *h, size_t n)
 
 static void set_error(struct nccl_result *r, const char *s, size_t n)
 {
+	if (r->error && !r->failed) { /* a failure line outranks NCCL's last-error note */
+		free(r->error);
+		r->error = NULL;
+	}
 	r->failed = 1;
 	if (!r->error)
 		r->error = str_sanitize(s, n > 300 ? 300 : n);
+}
+
+/* NCCL's last error string ("# error: ..." / errors[]): NCCL keeps its last
+ * WARN there, so a run that went on to its footer is not failed by it. */
+static void set_note(struct nccl_result *r, const char *s, size_t n)
+{
+	while (n && (*s == ' ' || *s == '\t'))
+		s++, n--;
+	if (n && !r->error)
+		r->error = str_sanitize(s, n > 300 ? 300 : n);
+}
+
+/* "all_reduce_perf", "all_reduce_perf_mpi", "all_reduce_perf.exe" ->
+ * "all_reduce" (the Makefile's NAME_SUFFIX, Windows builds). */
+static char *coll_name(const char *s, size_t n)
+{
+	for (size_t i = 0; i + 5 <= n; i++)
+		if (!memcmp(s + i, "_perf", 5) && i > 0 && (i + 5 == n || s[i + 5] == '_' || s[i + 5] == '.')) {
+			n = i;
+			break;
+		}
+	return str_sanitize(s, n > 64 ? 64 : n);
 }
 
 static struct nccl_row *new_row(struct nccl_result *r)
@@ -116,16 +148,19 @@ static int header_layout(char **tok, int n, struct layout *L)
 {
 	int has_size = 0, has_count = 0, g = -1;
 	memset(L, 0, sizeof *L);
+	L->time_scale = 1;
 	for (int i = 0; i < n && L->n < MAXCOLS; i++) {
 		const char *t = tok[i];
 		enum col c = C_SKIP;
 		if (!strcmp(t, "size"))
 			c = C_SIZE, has_size = 1;
-		else if (!strcmp(t, "count"))
+		else if (!strcmp(t, "bytes")) /* 1.0.0: "bytes N type op time ... res", time in ms */
+			c = C_SIZE, has_size = 1, L->time_scale = 1000;
+		else if (!strcmp(t, "count") || !strcmp(t, "N"))
 			c = C_COUNT, has_count = 1;
 		else if (!strcmp(t, "type"))
 			c = C_TYPE;
-		else if (!strcmp(t, "redop"))
+		else if (!strcmp(t, "redop") || !strcmp(t, "op"))
 			c = C_REDOP;
 		else if (!strcmp(t, "root"))
 			c = C_ROOT;
@@ -138,7 +173,7 @@ static int header_layout(char **tok, int n, struct layout *L)
 			c = C_BUSBW;
 		else if (!strcmp(t, "#wrong") || !strcmp(t, "wrong"))
 			c = C_WRONG;
-		else if (!strcmp(t, "error") || !strcmp(t, "#error"))
+		else if (!strcmp(t, "error") || !strcmp(t, "#error") || !strcmp(t, "res"))
 			c = C_ERR;
 		if (c >= C_TIME && (g < 0 || g >= NCCL__NPLACE))
 			c = C_SKIP;
@@ -149,50 +184,79 @@ static int header_layout(char **tok, int n, struct layout *L)
 	return has_size && has_count;
 }
 
-static void default_layout(int ntok, struct layout *L)
+static int is_date(const char *t)
+{
+	return strlen(t) == 10 && t[4] == '-' && t[7] == '-' && isdigit((unsigned char)t[0]);
+}
+
+static int is_clock(const char *t)
+{
+	return strlen(t) == 8 && t[2] == ':' && t[5] == ':' && isdigit((unsigned char)t[0]);
+}
+
+/* No header line: the leading columns are size count type [redop] [root],
+ * then 4 per placement (time algbw busbw #wrong), or 8 with 2.19.2's
+ * per-iteration columns; a -S timestamp may close the row. */
+static void default_layout(char **tok, int ntok, struct layout *L)
 {
 	static const enum col lead5[] = { C_SIZE, C_COUNT, C_TYPE, C_REDOP, C_ROOT };
 	static const enum col per[] = { C_TIME, C_ALGBW, C_BUSBW, C_WRONG };
-	int lead = (ntok == 13 || ntok == 9) ? 5 : 4;
+	if (ntok >= 2 && is_clock(tok[ntok - 1]) && is_date(tok[ntok - 2]))
+		ntok -= 2;
+	int lead, stride = 4;
+	if (ntok == 21)
+		lead = 5, stride = 8;
+	else if (ntok >= 11 && ntok <= 13)
+		lead = ntok - 8;
+	else if (ntok >= 7 && ntok <= 9)
+		lead = ntok - 4;
+	else
+		lead = (ntok - 5) % 4 == 0 ? 5 : 4;
 	memset(L, 0, sizeof *L);
+	L->time_scale = 1;
 	for (int i = 0; i < lead; i++)
 		L->c[L->n++] = lead5[i];
-	for (int g = 0; g < 2 && L->n + 4 <= ntok; g++)
-		for (int i = 0; i < 4; i++) {
-			L->c[L->n] = per[i];
+	for (int g = 0; g < 2 && L->n + 4 <= ntok && L->n + stride <= MAXCOLS; g++)
+		for (int i = 0; i < stride; i++) {
+			L->c[L->n] = i < 4 ? per[i] : C_SKIP;
 			L->g[L->n++] = g;
 		}
 }
 
 static void data_row(struct nccl_result *r, const struct layout *hdr, char **tok, int n)
 {
-	int flagged[NCCL__NPLACE] = { 0 }, m = 0;
+	int star[MAXTOK] = { 0 }, m = 0;
 	char *t2[MAXTOK];
-	/* asterisks mark a value above the error threshold, glued or alone */
+	/* No nccl-tests version prints an asterisk; tolerate one glued to a
+	 * value or standing alone after it, and remember which column had it. */
 	for (int i = 0; i < n; i++) {
 		size_t l = strlen(tok[i]);
 		if (!strcmp(tok[i], "*")) {
-			flagged[m > 5 + 4 ? 1 : 0] = 1;
+			if (m > 0)
+				star[m - 1] = 1;
 			continue;
 		}
 		if (l > 1 && tok[i][l - 1] == '*') {
 			tok[i][l - 1] = 0;
-			flagged[m > 5 + 3 ? 1 : 0] = 1;
+			star[m] = 1;
 		}
 		t2[m++] = tok[i];
 	}
 	struct layout def;
 	const struct layout *L = hdr;
 	if (!L || !L->n)
-		default_layout(m, &def), L = &def;
+		default_layout(t2, m, &def), L = &def;
 	if (m < 5)
 		return;
 	struct nccl_row *w = new_row(r);
 	if (!w)
 		return;
+	int flagged[NCCL__NPLACE] = { 0 };
 	for (int i = 0; i < m && i < L->n; i++) {
 		double v;
 		struct nccl_place *p = &w->p[L->g[i]];
+		if (star[i])
+			flagged[L->c[i] >= C_TIME ? L->g[i] : 0] = 1;
 		switch (L->c[i]) {
 		case C_SIZE:
 			num(t2[i], &w->size);
@@ -212,7 +276,7 @@ static void data_row(struct nccl_result *r, const struct layout *hdr, char **tok
 			break;
 		case C_TIME:
 			if (num(t2[i], &v))
-				p->time_us = v, p->present = 1;
+				p->time_us = v * L->time_scale, p->present = 1;
 			break;
 		case C_ALGBW:
 			if (num(t2[i], &v))
@@ -223,6 +287,7 @@ static void data_row(struct nccl_result *r, const struct layout *hdr, char **tok
 				p->busbw = v, p->present = 1;
 			break;
 		case C_WRONG:
+			/* "%6g": large counts print as 1.23457e+06 */
 			if (num(t2[i], &v) && !isnan(v) && v >= 0 && v < 1e15)
 				p->wrong = (long)v;
 			break;
@@ -238,11 +303,15 @@ static void data_row(struct nccl_result *r, const struct layout *hdr, char **tok
 		w->p[g].flagged = flagged[g];
 		if (flagged[g])
 			r->flagged++;
-		if (w->p[g].wrong > 0 || (w->p[g].wrong < 0 && flagged[g]))
-			r->wrong_total = (r->wrong_total < 0 ? 0 : r->wrong_total) + (w->p[g].wrong > 0 ? w->p[g].wrong : 1);
-		else if (w->p[g].wrong == 0 && r->wrong_total < 0)
-			r->wrong_total = 0;
+		if (w->p[g].wrong >= 0)
+			r->wrong_total = (r->wrong_total < 0 ? 0 : r->wrong_total) + w->p[g].wrong;
 	}
+}
+
+static int starts(const char *s, const char *e, const char *key)
+{
+	size_t k = strlen(key);
+	return (size_t)(e - s) >= k && !memcmp(s, key, k);
 }
 
 static const char *after(const char *s, const char *e, const char *key)
@@ -274,9 +343,12 @@ static void comment_line(struct nccl_result *r, const char *s, const char *e, st
 		if (q && !r->nccl_version)
 			r->nccl_version = word_at(q, e);
 	} else if ((p = after(s, e, "Collective test starting:")) && !r->collective) {
-		r->collective = word_at(p, e);
-		if (r->collective && str_ends(r->collective, "_perf"))
-			r->collective[strlen(r->collective) - 5] = 0;
+		char *w = word_at(p, e);
+		if (w)
+			r->collective = coll_name(w, strlen(w));
+		free(w);
+	} else if ((p = after(s, e, "# error:")) && p == s + 8) {
+		set_note(r, p, (size_t)(e - p));
 	} else if (after(s, e, "Collective test concluded")) {
 		r->concluded = 1;
 	} else if ((p = after(s, e, "Out of bounds values"))) {
@@ -312,11 +384,26 @@ static void comment_line(struct nccl_result *r, const char *s, const char *e, st
 	} else {
 		int n = tokenize(s + 1, e, buf, sizeof buf, tok);
 		struct layout nl;
-		if (n >= 6 && header_layout(tok, n, &nl)) {
+		if (n >= 5 && header_layout(tok, n, &nl)) {
 			*L = nl;
 			*have_hdr = 1;
 		}
 	}
+}
+
+/* A sweep restarts when the size stops growing or the type, op or root
+ * changes: -N run cycles, -d all, -o all, a rooted collective's -r -1. */
+static void mark_sweeps(struct nccl_result *r)
+{
+	int sw = -1;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct nccl_row *w = &r->rows[i], *pv = i ? &r->rows[i - 1] : NULL;
+		if (!pv || !(w->size > pv->size) || strcmp(w->type, pv->type) || strcmp(w->redop, pv->redop) ||
+		    w->root != pv->root)
+			sw++;
+		w->sweep = sw;
+	}
+	r->nsweeps = sw + 1;
 }
 
 int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **err)
@@ -338,13 +425,17 @@ int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **
 		const char *b = s;
 		while (b < e && (*b == ' ' || *b == '\t' || *b == '\r'))
 			b++;
-		if (b < e && *b == '#') {
+		if (b < e && (*b == '#' || starts(b, e, "Out of bounds values") || starts(b, e, "Avg bus bandwidth"))) {
+			/* 1.0.0 printed its footer without the '#' */
 			comment_line(r, b, e, &L, &have_hdr);
 		} else if (b < e) {
 			int n = tokenize(b, e, buf, sizeof buf, tok);
 			double v;
 			if (n >= 5 && all_digits(tok[0]) && num(tok[1], &v) && !num(tok[2], &v)) {
 				data_row(r, have_hdr ? &L : NULL, tok, n);
+			} else if (after(b, e, " NCCL WARN ") || after(b, e, " NCCL INFO ")) {
+				/* NCCL_DEBUG logging, not the test's verdict (a healthy run can
+				 * WARN "Failed to open libibverbs"); the exit status grades */
 			} else if (after(b, e, "failure") || after(b, e, "FAILED") || after(b, e, "Failed") ||
 				   after(b, e, "error:") || after(b, e, "Error:")) {
 				set_error(r, b, (size_t)(e - b));
@@ -358,16 +449,17 @@ int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **
 		*err = xstrdup("no nccl-tests table in the output");
 		return -1;
 	}
+	mark_sweeps(r);
 	return 0;
 }
 
-/* ---- JSON (-J, file format version 2) ---------------------------------- */
+/* ---- JSON (-J FILE.json, nccl-tests 2.17.3+) --------------------------- */
 
 static double jnum(const json_t *v)
 {
 	if (json_is_number(v))
 		return json_number_value(v);
-	if (json_is_string(v)) {
+	if (json_is_string(v)) { /* root is "%6i" text; jsonDouble writes NaN as "nan" */
 		double d;
 		if (num(json_string_value(v), &d))
 			return d;
@@ -375,21 +467,45 @@ static double jnum(const json_t *v)
 	return NAN;
 }
 
+/* jsonBool() writes the strings "true" / "false" */
+static int jfalse(const json_t *v)
+{
+	return json_is_false(v) || (json_is_string(v) && !strcmp(json_string_value(v), "false"));
+}
+
+static int jcount(const json_t *v, long *out)
+{
+	double d = jnum(v);
+	if (isnan(d) || d < 0 || d >= 1e15)
+		return 0;
+	*out = (long)d;
+	return 1;
+}
+
 static void json_place(struct nccl_result *r, struct nccl_place *p, const json_t *o)
 {
-	if (!json_is_object(o))
+	if (!json_is_object(o)) /* null: in-place only (trace replay), or never written */
 		return;
 	p->present = 1;
-	p->time_us = jnum(json_object_get(o, "time"));
-	if (isnan(p->time_us))
-		p->time_us = jnum(json_object_get(o, "cpu_time"));
+	const json_t *t = json_object_get(o, "time");
+	p->time_us = jnum(t ? t : json_object_get(o, "cpu_time")); /* -C reports CPU time */
 	p->algbw = jnum(json_object_get(o, "alg_bw"));
 	p->busbw = jnum(json_object_get(o, "bus_bw"));
-	double w = jnum(json_object_get(o, "nwrong"));
-	if (!isnan(w) && w >= 0 && w < 1e15) {
-		p->wrong = (long)w;
+	/* nwrong: a double, or null when -c 0 left the data unchecked */
+	if (jcount(json_object_get(o, "nwrong"), &p->wrong))
 		r->wrong_total = (r->wrong_total < 0 ? 0 : r->wrong_total) + p->wrong;
-	}
+}
+
+static char *jstrdup(const json_t *v)
+{
+	const char *s = json_string_value(v);
+	return s ? str_sanitize(s, strlen(s) > 300 ? 300 : strlen(s)) : NULL;
+}
+
+static int jint(const json_t *v, long max)
+{
+	return json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) <= max
+		       ? (int)json_integer_value(v) : 0;
 }
 
 int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **err)
@@ -398,6 +514,7 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 	json_error_t je;
 	json_t *root = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je) : NULL;
 	if (!json_is_object(root)) {
+		/* before 2.18.4 an early error left the file unterminated */
 		*err = root ? xstrdup("nccl-tests JSON: top level is not an object")
 			    : xasprintf("nccl-tests JSON: %s", text ? je.text : "no text");
 		json_decref(root);
@@ -410,30 +527,34 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		*err = xstrdup("nccl-tests JSON: no results[] array");
 		return -1;
 	}
-	const json_t *v = json_object_get(root, "version");
-	if (json_is_string(v))
-		r->version = str_sanitize(json_string_value(v), strlen(json_string_value(v)));
-	else if (json_is_number(v))
-		r->version = xasprintf("%g", json_number_value(v));
-	v = json_object_get(root, "nccl_version");
-	if (json_is_string(v))
-		r->nccl_version = str_sanitize(json_string_value(v), strlen(json_string_value(v)));
-	else if (json_is_integer(v))
+	/* "version" is the file format (1 from 2.17.3, 2 from 2.19.2, 3 from
+	 * 2.19.6), not the nccl-tests version, which the file does not carry */
+	r->json_version = jint(json_object_get(root, "version"), 1000);
+	const json_t *v = json_object_get(root, "nccl_version");
+	if (json_is_integer(v))
 		r->nccl_version = xasprintf("%lld", (long long)json_integer_value(v));
+	else
+		r->nccl_version = jstrdup(v);
 	v = json_array_get(json_object_get(root, "args"), 0);
 	if (json_is_string(v)) {
-		const char *a = json_string_value(v), *sl = strrchr(a, '/');
+		const char *a = json_string_value(v), *sl = strrchr(a, '/'), *bs = strrchr(a, '\\');
+		if (bs && (!sl || bs > sl)) /* Windows builds (2.19.1+) */
+			sl = bs;
 		a = sl ? sl + 1 : a;
-		size_t n = strlen(a);
-		if (n > 5 && str_ends(a, "_perf"))
-			n -= 5;
-		r->collective = str_sanitize(a, n > 64 ? 64 : n);
+		if (*a)
+			r->collective = coll_name(a, strlen(a));
 	}
 	size_t i;
 	json_t *e;
-	json_t *devs = json_object_get(json_object_get(root, "config"), "devices");
+	const json_t *cfg = json_object_get(root, "config");
+	json_t *devs = json_object_get(cfg, "devices");
 	if (json_is_array(devs)) {
-		r->nranks = (int)(json_array_size(devs) > 1000000 ? 1000000 : json_array_size(devs));
+		/* one entry per process (its first rank line), so ranks = processes
+		 * x threads (-t) x GPUs (-g); unknown when either count is absent */
+		size_t nd = json_array_size(devs);
+		int nt = jint(json_object_get(cfg, "nthreads"), 4096), ng = jint(json_object_get(cfg, "ngpus"), 4096);
+		if (nd && nt && ng && nd <= 1000000 / ((size_t)nt * ng))
+			r->nranks = (int)nd * nt * ng;
 		json_array_foreach(devs, i, e) {
 			const char *h = json_string_value(json_object_get(e, "hostname"));
 			if (h)
@@ -457,26 +578,44 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		json_place(r, &w->p[NCCL_OOP], json_object_get(e, "out_of_place"));
 		json_place(r, &w->p[NCCL_INP], json_object_get(e, "in_place"));
 	}
+	/* the footer objects exist only when the run reached writeResultFooter */
 	json_t *ob = json_object_get(root, "out_of_bounds");
 	if (json_is_object(ob)) {
-		double c = jnum(json_object_get(ob, "count"));
-		r->oob = !isnan(c) && c >= 0 && c < 1e15 ? (long)c : -1;
-		r->oob_failed = json_is_false(json_object_get(ob, "okay"));
+		if (!jcount(json_object_get(ob, "count"), &r->oob))
+			r->oob = -1;
+		r->oob_failed = jfalse(json_object_get(ob, "okay"));
 	}
 	json_t *ab = json_object_get(root, "average_bus_bandwidth");
-	if (json_is_object(ab)) {
-		r->avg_busbw = jnum(json_object_get(ab, "bandwidth"));
-		json_t *ok = json_object_get(ab, "okay");
-		r->avg_failed = json_is_false(ok) || (json_is_string(ok) && !strcmp(json_string_value(ok), "false"));
+	const char *bwkey = "bandwidth";
+	if (!ab) { /* 2.17.3 .. 2.17.8 spelled both keys "bandwidith" */
+		ab = json_object_get(root, "average_bus_bandwidith");
+		bwkey = "bandwidith";
 	}
-	r->concluded = json_is_string(json_object_get(root, "end_time"));
+	if (json_is_object(ab)) {
+		json_t *bw = json_object_get(ab, bwkey);
+		r->avg_busbw = jnum(bw ? bw : json_object_get(ab, "bandwidth"));
+		r->avg_failed = jfalse(json_object_get(ab, "okay")); /* "unchecked" without NCCL_TESTS_MIN_BW */
+		r->concluded = 1;
+	}
+	if (json_is_string(json_object_get(root, "end_time")))
+		r->concluded = 1;
+	/* errors[] holds ncclGetLastError(): "" on a clean run, else NCCL's last
+	 * WARN; a note, not a failure (failures stop the run before it) */
 	json_array_foreach(json_object_get(root, "errors"), i, e) {
 		const char *m = json_string_value(e);
-		if (!m && json_is_object(e))
-			m = json_string_value(json_object_get(e, "message"));
-		set_error(r, m ? m : "error", strlen(m ? m : "error"));
+		if (m && *m)
+			set_note(r, m, strlen(m));
 	}
 	json_decref(root);
+	if (!r->nrows && !r->concluded) {
+		/* closed before its first result (2.18.4+): the table on stdout
+		 * has the reason */
+		nccl_result_free(r);
+		init(r);
+		*err = xstrdup("nccl-tests JSON: no result and no footer");
+		return -1;
+	}
+	mark_sweeps(r);
 	return 0;
 }
 
@@ -547,11 +686,15 @@ double nccl_time_at(const struct nccl_result *r, double size, double *at)
 int nccl_jagged(const struct nccl_result *r, double min_size, double noise, double *worst_size, double *worst_drop)
 {
 	double best = NAN;
-	int dips = 0;
+	int dips = 0, sweep = -1;
 	*worst_size = NAN;
 	*worst_drop = 0;
 	for (size_t i = 0; i < r->nrows; i++) {
 		double b = r->rows[i].p[NCCL_OOP].busbw;
+		if (r->rows[i].sweep != sweep) { /* a new sweep starts small again */
+			sweep = r->rows[i].sweep;
+			best = NAN;
+		}
 		if (!(r->rows[i].size >= min_size) || isnan(b))
 			continue;
 		if (!isnan(best) && best > 0 && b < (1 - noise) * best) {

@@ -3,7 +3,8 @@
 # correctness check PASSes here (ext4 or overlay), the rates and the import
 # probe are measured, the document validates, nothing is left behind. The
 # FAIL paths of the checkers are exercised by tests/unit/test_bench_meta.c
-# with fakes (a lock that does not lock, a mkdir that lies).
+# with fakes (a lock that does not lock, a mkdir that lies); the two-node
+# lock test (SKIP here, outside Slurm) by tests/cli/t-bench-slurm.sh.
 . "$(dirname "$0")/../lib/tap.sh"
 export CMAX_DATADIR=$SRCDIR/data
 D=$TMP/fs; mkdir -p "$D"
@@ -20,7 +21,7 @@ check "no --yes without a terminal: exit 64" [ $? -eq 64 ]
 check "bad --workers: exit 64" [ $? -eq 64 ]
 
 t0=$(date +%s)
-"$CMAX" bench metadata --path "$D" --yes --json --workers 3 "${small[@]}" >"$TMP/m.json" 2>"$TMP/m.err"
+env -u SLURM_JOB_ID -u SLURM_JOBID "$CMAX" bench metadata --path "$D" --yes --json --workers 3 "${small[@]}" >"$TMP/m.json" 2>"$TMP/m.err"
 check "metadata run exits 0" [ $? -eq 0 ]
 diag <"$TMP/m.err"
 check "document validates against the bench schema" python3 "$SRCDIR/tests/contract/validate-bench.py" "$TMP/m.json"
@@ -38,6 +39,12 @@ for k in ("create","stat","open-read-close","unlink"):
     assert x["observed"]["per_s"]>0 and x["observed"]["ops"]==1500 and x["observed"]["errors"]==0, x["observed"]
 i=r["bench.metadata-import-probe"]["observed"]; assert i["files"]==2000 and i["predicted_import_torch_s"]>=1.0, i
 a=r["bench.metadata-alloc-write-4k"]["observed"]; assert a["writes"]==4096 and a["mb_s"]>0, a' "$TMP/m.json"
+check "outside Slurm the two-node lock rows are SKIP with the reason" python3 -c '
+import json,sys; d=json.load(open(sys.argv[1])); r={x["id"]:x for x in d["results"]}
+for k in ("flock","fcntl"):
+    x=r["bench.metadata-%s-lock-nodes" % k]
+    assert x["status"]=="SKIP" and "not in a Slurm allocation with 2+ nodes" in x["summary"], x["summary"]
+assert d["target"]["harness"]=="standalone"' "$TMP/m.json"
 check "work directory removed" [ -z "$(left)" ]
 check "run took under 30 s" [ $(( $(date +%s) - t0 )) -lt 30 ]
 

@@ -1,0 +1,573 @@
+/* Rendering a rating: text for people, JSON (cmax.rate/1, cmax.rate.compare/1)
+ * for programs. Nothing here computes a score. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/strbuf.h"
+#include "rate/score.h"
+#include "config.h"
+
+static json_t *jnum(double v)
+{
+	/* four decimals are plenty and keep documents stable across libm versions */
+	return json_real(round(v * 1e4) / 1e4);
+}
+
+static json_t *jstr(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static const char *dq_state_name(enum dq_state s)
+{
+	return s == DQS_APPLIED ? "applied" : s == DQS_CLEAR ? "clear" : "not_assessed";
+}
+
+static const char *gp_state_name(enum gp_state s)
+{
+	return s == GPS_MEASURED ? "measured" : s == GPS_UNBOUNDED ? "unbounded" : "not_measured";
+}
+
+static const char *kind_name(enum item_kind k)
+{
+	return k == IK_CHECKS ? "checks" : k == IK_FIGURE ? "figure" : "attestation";
+}
+
+static json_t *row_json(const struct ev_use *u, const struct r_item *it)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(u->row->id));
+	json_object_set_new(o, "host", jstr(u->row->host));
+	json_object_set_new(o, "status", json_string(status_name(u->row->status)));
+	json_object_set_new(o, "file", json_string(u->row->doc->path));
+	json_object_set_new(o, "counted", json_boolean(u->counted));
+	if (it->kind == IK_FIGURE) {
+		json_object_set_new(o, "value", u->has_value ? jnum(u->value) : json_null());
+		if (u->never)
+			json_object_set_new(o, "never", json_true());
+	}
+	return o;
+}
+
+static json_t *item_json(const struct item_res *ir)
+{
+	const struct r_item *it = ir->it;
+	json_t *o = json_object();
+	json_object_set_new(o, "id", json_string(it->id));
+	json_object_set_new(o, "name", json_string(it->name));
+	json_object_set_new(o, "kind", json_string(kind_name(it->kind)));
+	json_object_set_new(o, "weight", jnum(it->weight));
+	json_object_set_new(o, "evidence", json_boolean(ir->has_evidence));
+	json_object_set_new(o, "score", ir->has_evidence ? jnum(ir->score) : json_null());
+	json_object_set_new(o, "detail", jstr(ir->detail));
+	if (it->kind == IK_FIGURE) {
+		json_object_set_new(o, "value", ir->has_value ? jnum(ir->value) : json_null());
+		json_object_set_new(o, "never", json_boolean(ir->never));
+		json_object_set_new(o, "unit", jstr(it->unit));
+		json_object_set_new(o, "good", jnum(it->good));
+		json_object_set_new(o, "bad", jnum(it->bad));
+		json_object_set_new(o, "aggregate", json_string(it->agg == AGG_BEST ? "best" : "worst"));
+	}
+	if (it->kind != IK_ATTEST) {
+		json_t *rows = json_array();
+		for (size_t i = 0; i < ir->nuses; i++)
+			json_array_append_new(rows, row_json(&ir->uses[i], it));
+		json_object_set_new(o, "rows", rows);
+	} else if (ir->att) {
+		json_t *a = json_object();
+		json_object_set_new(a, "field", json_string(ir->att->f->path));
+		json_object_set(a, "value", (json_t *)ir->att->value);
+		json_object_set_new(a, "source", jstr(ir->att->source));
+		json_object_set_new(o, "attestation", a);
+	} else {
+		json_object_set_new(o, "attestation", json_null());
+	}
+	if (it->note)
+		json_object_set_new(o, "note", json_string(it->note));
+	return o;
+}
+
+static json_t *fig_ref(const struct item_res *ir)
+{
+	if (!ir)
+		return json_null();
+	json_t *o = json_object();
+	json_object_set_new(o, "item", json_string(ir->it->id));
+	json_object_set_new(o, "value", ir->has_value ? jnum(ir->value) : json_null());
+	json_object_set_new(o, "never", json_boolean(ir->never));
+	json_object_set_new(o, "unit", jstr(ir->it->unit));
+	if (ir->value_row) {
+		json_object_set_new(o, "row", json_string(ir->value_row->id));
+		json_object_set_new(o, "host", jstr(ir->value_row->host));
+		json_object_set_new(o, "file", json_string(ir->value_row->doc->path));
+	}
+	return o;
+}
+
+static json_t *goodput_json(const struct rate_result *r)
+{
+	json_t *g = json_object(), *as = json_object(), *lines = json_array();
+	for (int i = 0; i < GPA__COUNT; i++) {
+		json_t *a = json_object();
+		json_object_set_new(a, "value", r->as.set[i] ? jnum(r->as.v[i]) : json_null());
+		json_object_set_new(a, "source", jstr(r->as.set[i] ? r->as.src[i] : NULL));
+		json_object_set_new(as, gp_asm_names[i], a);
+	}
+	json_object_set_new(g, "assumptions", as);
+	json_object_set_new(g, "currency", jstr(r->as.currency));
+	json_object_set_new(g, "note", jstr(r->rb->gp.note));
+	for (int c = 0; c < GPC__COUNT; c++) {
+		const struct gp_line *l = &r->gp[c];
+		json_t *o = json_object();
+		int m = l->state == GPS_MEASURED;
+		json_object_set_new(o, "cause", json_string(gp_cause_names[c]));
+		json_object_set_new(o, "state", json_string(gp_state_name(l->state)));
+		json_object_set_new(o, "gpu_hours_per_month", m ? jnum(l->hours) : json_null());
+		json_object_set_new(o, "pct_of_rent", m ? jnum(l->pct) : json_null());
+		json_object_set_new(o, "money_per_month", m && r->as.set[GPA_PRICE] ? jnum(l->money) : json_null());
+		json_object_set_new(o, "formula", json_string(gp_cause_formulas[c]));
+		json_object_set_new(o, "inputs", jstr(l->inputs));
+		json_t *from = json_array();
+		for (int k = 0; k < 2; k++)
+			if (l->fig[k])
+				json_array_append_new(from, fig_ref(l->fig[k]));
+		json_object_set_new(o, "from", from);
+		json_object_set_new(o, "note", jstr(l->note));
+		json_array_append_new(lines, o);
+	}
+	json_object_set_new(g, "lines", lines);
+	json_object_set_new(g, "total_gpu_hours_per_month", jnum(r->gp_hours));
+	json_object_set_new(g, "total_pct_of_rent", jnum(r->gp_pct));
+	json_object_set_new(g, "total_money_per_month", r->as.set[GPA_PRICE] ? jnum(r->gp_money) : json_null());
+	json_object_set_new(g, "lower_bound", json_boolean(r->gp_lower_bound));
+	json_object_set_new(g, "rent_gpu_hours_per_month", jnum(r->as.v[GPA_GPUS] * r->as.v[GPA_HOURS]));
+	json_object_set_new(g, "effective_price_per_productive_gpu_hour",
+			    r->as.set[GPA_PRICE] && r->gp_pct < 100 ? jnum(r->as.v[GPA_PRICE] / (1 - r->gp_pct / 100.0))
+								   : json_null());
+	return g;
+}
+
+json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
+{
+	json_t *d = json_object();
+	json_object_set_new(d, "schema", json_string("cmax.rate/1"));
+	json_object_set_new(d, "tool", json_string("cmax"));
+	json_object_set_new(d, "tool_version", json_string(CMAX_VERSION));
+	json_object_set_new(d, "provider", jstr(m->provider));
+	json_t *rb = json_object();
+	json_object_set_new(rb, "path", json_string(r->rb->path));
+	json_object_set_new(rb, "version", json_string(r->rb->version));
+	json_object_set_new(rb, "method", json_string(r->rb->method));
+	json_object_set_new(d, "rubric", rb);
+
+	json_t *inputs = json_array();
+	for (size_t i = 0; m->ev && i < m->ev->ndocs; i++) {
+		const struct ev_doc *doc = m->ev->docs[i];
+		size_t n = 0;
+		for (size_t k = 0; k < m->ev->nrows; k++)
+			n += m->ev->rows[k].doc == doc;
+		json_t *o = json_object();
+		json_object_set_new(o, "path", json_string(doc->path));
+		json_object_set_new(o, "kind", json_string(ev_kind_name(doc->kind)));
+		json_object_set_new(o, "schema", json_string(doc->schema));
+		json_object_set_new(o, "name", jstr(doc->name));
+		json_object_set_new(o, "started_at", jstr(doc->started_at));
+		json_object_set_new(o, "rows", json_integer((json_int_t)n));
+		json_array_append_new(inputs, o);
+	}
+	json_object_set_new(d, "inputs", inputs);
+	json_t *notes = json_array();
+	for (size_t i = 0; i < m->nnotes; i++)
+		json_array_append_new(notes, json_string(m->notes[i]));
+	json_object_set_new(d, "input_notes", notes);
+	if (r->att) {
+		json_t *a = json_object(), *w = json_array();
+		json_object_set_new(a, "path", json_string(r->att->path));
+		json_object_set_new(a, "provider", jstr(r->att->provider));
+		json_object_set_new(a, "date", jstr(r->att->date));
+		json_object_set_new(a, "fields_stated", json_integer((json_int_t)r->att->nv));
+		for (size_t i = 0; i < r->att->nwarnings; i++)
+			json_array_append_new(w, json_string(r->att->warnings[i]));
+		json_object_set_new(a, "warnings", w);
+		json_object_set_new(d, "attestation", a);
+	} else {
+		json_object_set_new(d, "attestation", json_null());
+	}
+	json_t *dups = json_array();
+	for (size_t i = 0; i < m->ndups; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(m->dups[i].kept->id));
+		json_object_set_new(o, "host", jstr(m->dups[i].kept->host));
+		json_object_set_new(o, "kept", json_string(m->dups[i].kept->doc->path));
+		json_object_set_new(o, "kept_started_at", jstr(m->dups[i].kept->doc->started_at));
+		json_object_set_new(o, "dropped", json_string(m->dups[i].dropped->doc->path));
+		json_object_set_new(o, "dropped_started_at", jstr(m->dups[i].dropped->doc->started_at));
+		json_array_append_new(dups, o);
+	}
+	json_object_set_new(d, "duplicates", dups);
+
+	json_object_set_new(d, "tier", json_string(tier_name(r->tier)));
+	json_object_set_new(d, "tier_uncapped", json_string(tier_name(r->uncapped)));
+	json_object_set_new(d, "tier_reason", jstr(r->tier_reason));
+	json_object_set_new(d, "score", r->has_score ? jnum(r->score) : json_null());
+	json_object_set_new(d, "confidence", jnum(r->confidence));
+	json_object_set_new(d, "categories_with_evidence", json_integer(r->ncats));
+	json_object_set_new(d, "categories_measured", json_integer(r->nmeasured));
+	json_t *caps = json_array();
+	for (size_t i = 0; i < r->ndq; i++)
+		if (r->dq[i].state == DQS_APPLIED) {
+			json_t *o = json_object();
+			json_object_set_new(o, "id", json_string(r->dq[i].d->id));
+			json_object_set_new(o, "name", json_string(r->dq[i].d->name));
+			json_object_set_new(o, "cap", json_string(tier_name(r->dq[i].d->cap)));
+			json_object_set_new(o, "why", jstr(r->dq[i].why));
+			json_array_append_new(caps, o);
+		}
+	json_object_set_new(d, "capped_by", caps);
+
+	json_t *cats = json_array();
+	for (size_t c = 0; c < RATE_NCAT; c++) {
+		const struct cat_res *cr = &r->cats[c];
+		json_t *o = json_object(), *items = json_array();
+		json_object_set_new(o, "id", json_string(cr->c->id));
+		json_object_set_new(o, "name", json_string(cr->c->name));
+		json_object_set_new(o, "weight", jnum(cr->c->weight));
+		json_object_set_new(o, "score", cr->has_score ? jnum(cr->score) : json_null());
+		json_object_set_new(o, "confidence", jnum(cr->confidence));
+		json_object_set_new(o, "items_counted", json_integer((json_int_t)cr->counted));
+		json_object_set_new(o, "items_missing", json_integer((json_int_t)cr->missing));
+		for (size_t i = 0; i < cr->c->nitems; i++)
+			json_array_append_new(items, item_json(&cr->items[i]));
+		json_object_set_new(o, "items", items);
+		json_array_append_new(cats, o);
+	}
+	json_object_set_new(d, "categories", cats);
+
+	json_t *dq = json_array();
+	for (size_t i = 0; i < r->ndq; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "id", json_string(r->dq[i].d->id));
+		json_object_set_new(o, "name", json_string(r->dq[i].d->name));
+		json_object_set_new(o, "cap", json_string(tier_name(r->dq[i].d->cap)));
+		json_object_set_new(o, "state", json_string(dq_state_name(r->dq[i].state)));
+		json_object_set_new(o, "why", jstr(r->dq[i].why));
+		json_array_append_new(dq, o);
+	}
+	json_object_set_new(d, "disqualifiers", dq);
+	json_object_set_new(d, "goodput", goodput_json(r));
+	return d;
+}
+
+/* ---- text ----------------------------------------------------------------- */
+
+static void fmt_score(char *buf, size_t n, int has, double v)
+{
+	if (has)
+		snprintf(buf, n, "%.1f", v);
+	else
+		snprintf(buf, n, "-");
+}
+
+static const char *cur(const struct rate_result *r)
+{
+	return r->as.currency ? r->as.currency : "money";
+}
+
+static void text_goodput(FILE *out, const struct rate_result *r, int verbose)
+{
+	const double *a = r->as.v;
+	fprintf(out, "\nGoodput: GPU-hours lost per month to measured waiting (%g GPUs, %g per node, %g h/month",
+		a[GPA_GPUS], a[GPA_GPUS_PER_NODE], a[GPA_HOURS]);
+	if (r->as.set[GPA_PRICE])
+		fprintf(out, "; %.2f %s per GPU-hour from %s", a[GPA_PRICE], cur(r), r->as.src[GPA_PRICE]);
+	else
+		fputs("; no price known: --price-per-gpu-hour or pricing.price_per_gpu_hour", out);
+	fputs(")\n", out);
+	char mh[48] = "";
+	if (r->as.set[GPA_PRICE])
+		snprintf(mh, sizeof mh, "%s/month", cur(r));
+	fprintf(out, "  %-30s %12s %10s %12s  %s\n", "Cause", "GPU-h/month", "% of rent", mh, "From");
+	for (int c = 0; c < GPC__COUNT; c++) {
+		const struct gp_line *l = &r->gp[c];
+		const struct item_res *f = l->fig[0];
+		char from[512];
+		if (f && f->has_value)
+			snprintf(from, sizeof from, "%s = %.4g%s%s (%s on %s)", f->it->id, f->value, f->it->unit ? " " : "",
+				 f->it->unit ? f->it->unit : "", f->value_row->id,
+				 f->value_row->host ? f->value_row->host : "?");
+		else if (f && f->never)
+			snprintf(from, sizeof from, "%s = never (%s on %s)", f->it->id, f->value_row->id,
+				 f->value_row->host ? f->value_row->host : "?");
+		else if (f)
+			snprintf(from, sizeof from, "%s: %s", f->it->id, f->detail ? f->detail : "not measured");
+		else
+			snprintf(from, sizeof from, "no figure named in the rubric");
+		if (l->state == GPS_MEASURED) {
+			char money[32] = "";
+			if (r->as.set[GPA_PRICE])
+				snprintf(money, sizeof money, "%.2f", l->money);
+			fprintf(out, "  %-30s %12.2f %10.2f %12s  %s\n", gp_cause_names[c], l->hours, l->pct, money, from);
+			if (verbose)
+				fprintf(out, "  %-30s   %s = %s\n", "", gp_cause_formulas[c], l->inputs);
+		} else {
+			fprintf(out, "  %-30s %12s %10s %12s  %s\n", gp_cause_names[c],
+				l->state == GPS_UNBOUNDED ? "unbounded" : "not measured", "", "", from);
+		}
+		if (l->note)
+			fprintf(out, "  %-30s   (%s)\n", "", l->note);
+	}
+	char money[32] = "";
+	if (r->as.set[GPA_PRICE])
+		snprintf(money, sizeof money, "%.2f", r->gp_money);
+	fprintf(out, "  %-30s %12.2f %10.2f %12s%s%s\n", "Total", r->gp_hours, r->gp_pct, money,
+		r->gp_lower_bound ? "  " : "", r->gp_lower_bound ? "a lower bound: some causes are not measured or unbounded" : "");
+	double rent = a[GPA_GPUS] * a[GPA_HOURS];
+	fprintf(out, "  Rent: %.0f GPU-hours a month", rent);
+	if (r->as.set[GPA_PRICE] && r->gp_pct < 100)
+		fprintf(out, " (%.2f %s); hidden rent makes each productive GPU-hour cost %.2f %s instead of %.2f",
+			rent * a[GPA_PRICE], cur(r), a[GPA_PRICE] / (1 - r->gp_pct / 100.0), cur(r), a[GPA_PRICE]);
+	fputc('\n', out);
+}
+
+static void text_items(FILE *out, const struct cat_res *cr, int verbose)
+{
+	for (size_t i = 0; i < cr->c->nitems; i++) {
+		const struct item_res *ir = &cr->items[i];
+		char sc[16];
+		fmt_score(sc, sizeof sc, ir->has_evidence, ir->score);
+		fprintf(out, "    %-28s w %-5g %7s  %s\n", ir->it->key, ir->it->weight, ir->has_evidence ? sc : "missing",
+			ir->detail ? ir->detail : "");
+		if (verbose < 2 && ir->it->kind != IK_ATTEST) {
+			/* -v: the rows that counted; -vv: every row seen */
+			size_t shown = 0;
+			for (size_t k = 0; k < ir->nuses; k++) {
+				const struct ev_use *u = &ir->uses[k];
+				if (!u->counted)
+					continue;
+				if (shown++ >= 12) {
+					fprintf(out, "      ... (%zu rows; -vv lists all)\n", ir->nuses);
+					break;
+				}
+				fprintf(out, "      %-5s %s on %s", status_name(u->row->status), u->row->id,
+					u->row->host ? u->row->host : "?");
+				if (u->has_value)
+					fprintf(out, " = %.4g", u->value);
+				fputc('\n', out);
+			}
+		} else if (ir->it->kind != IK_ATTEST) {
+			for (size_t k = 0; k < ir->nuses; k++) {
+				const struct ev_use *u = &ir->uses[k];
+				fprintf(out, "      %-5s %s on %s%s (%s)", status_name(u->row->status), u->row->id,
+					u->row->host ? u->row->host : "?", u->counted ? "" : " [not counted]",
+					u->row->doc->path);
+				if (u->has_value)
+					fprintf(out, " = %.4g", u->value);
+				fputc('\n', out);
+			}
+		}
+		if (ir->att && ir->att->source)
+			fprintf(out, "      source: %s\n", ir->att->source);
+	}
+}
+
+void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_meta *m, int verbose)
+{
+	fprintf(out, "cmax rate%s%s (rubric %s, %s)\n", m->provider ? ": " : "", m->provider ? m->provider : "",
+		r->rb->version, r->rb->method);
+	if (m->ev) {
+		size_t k[EV__COUNT] = { 0 };
+		for (size_t i = 0; i < m->ev->ndocs; i++)
+			k[m->ev->docs[i]->kind]++;
+		fprintf(out, "Evidence: %zu document%s (%zu audit, %zu bench, %zu inject, %zu reboot-test), %zu rows",
+			m->ev->ndocs, m->ev->ndocs == 1 ? "" : "s", k[EV_AUDIT], k[EV_BENCH], k[EV_INJECT], k[EV_REBOOT],
+			m->ev->nrows);
+	}
+	if (r->att)
+		fprintf(out, "; attestation %s%s%s%s", r->att->path, r->att->date ? " (" : "",
+			r->att->date ? r->att->date : "", r->att->date ? ")" : "");
+	else
+		fputs("; no attestation", out);
+	fputc('\n', out);
+	for (size_t i = 0; i < m->nnotes; i++)
+		fprintf(out, "  note: %s\n", m->notes[i]);
+	if (m->ndups) {
+		fprintf(out, "Duplicates: %zu row%s seen in two documents, the newer kept:\n", m->ndups,
+			m->ndups == 1 ? "" : "s");
+		for (size_t i = 0; i < m->ndups && (verbose || i < 5); i++)
+			fprintf(out, "  %s on %s: kept %s, dropped %s\n", m->dups[i].kept->id,
+				m->dups[i].kept->host ? m->dups[i].kept->host : "?", m->dups[i].kept->doc->path,
+				m->dups[i].dropped->doc->path);
+		if (!verbose && m->ndups > 5)
+			fprintf(out, "  ... (-v lists all)\n");
+	}
+	fprintf(out, "\n%-15s %6s %6s %10s  %s\n", "Category", "Weight", "Score", "Confidence", "Items counted/missing");
+	for (size_t c = 0; c < RATE_NCAT; c++) {
+		const struct cat_res *cr = &r->cats[c];
+		char sc[16];
+		fmt_score(sc, sizeof sc, cr->has_score, cr->score);
+		fprintf(out, "%-15s %6g %6s %10.2f  %zu/%zu%s\n", cr->c->id, cr->c->weight, sc, cr->confidence, cr->counted,
+			cr->missing, cr->has_score ? "" : "  (no evidence)");
+		if (verbose)
+			text_items(out, cr, verbose);
+	}
+	char sc[16];
+	fmt_score(sc, sizeof sc, r->has_score, r->score);
+	fprintf(out, "%-15s %6s %6s %10.2f  %d of 10 categories with evidence\n", "Overall", "", sc, r->confidence,
+		r->ncats);
+	fprintf(out, "\nTier: %s\n  %s\n", tier_name(r->tier), r->tier_reason);
+	int capped = 0;
+	for (size_t i = 0; i < r->ndq; i++)
+		if (r->dq[i].state == DQS_APPLIED)
+			capped = 1;
+	if (capped) {
+		fprintf(out, "  tier capped at %s by:", tier_name(r->tier));
+		int n = 0;
+		for (size_t i = 0; i < r->ndq; i++)
+			if (r->dq[i].state == DQS_APPLIED)
+				fprintf(out, "%s %s (%s; cap %s)", n++ ? ";" : "", r->dq[i].d->name, r->dq[i].why,
+					tier_name(r->dq[i].d->cap));
+		fputc('\n', out);
+		if (r->uncapped == TIER_UNAVAILABLE)
+			fputs("  (no cap changes Unavailable: there is too little evidence to rate)\n", out);
+	}
+	fputs("\nDisqualifiers:\n", out);
+	for (size_t i = 0; i < r->ndq; i++)
+		fprintf(out, "  %-13s %s (cap %s): %s\n",
+			r->dq[i].state == DQS_APPLIED ? "APPLIED" : r->dq[i].state == DQS_CLEAR ? "clear" : "not assessed",
+			r->dq[i].d->name, tier_name(r->dq[i].d->cap), r->dq[i].why);
+	text_goodput(out, r, verbose);
+}
+
+/* ---- compare -------------------------------------------------------------- */
+
+static int prov_cmp(const void *a, const void *b)
+{
+	const struct rate_provider *x = *(const struct rate_provider *const *)a, *y = *(const struct rate_provider *const *)b;
+	if (x->res.tier != y->res.tier)
+		return x->res.tier < y->res.tier ? -1 : 1;
+	double sx = x->res.has_score ? x->res.score : -1, sy = y->res.has_score ? y->res.score : -1;
+	if (sx != sy)
+		return sx > sy ? -1 : 1;
+	if (x->res.confidence != y->res.confidence)
+		return x->res.confidence > y->res.confidence ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+void rate_rank(struct rate_provider *p, size_t n)
+{
+	struct rate_provider **o = xcalloc(n + 1, sizeof *o);
+	for (size_t i = 0; i < n; i++)
+		o[i] = &p[i];
+	qsort(o, n, sizeof *o, prov_cmp);
+	for (size_t i = 0; i < n; i++)
+		o[i]->rank = (int)i + 1;
+	for (size_t c = 0; c < RATE_NCAT; c++)
+		for (size_t i = 0; i < n; i++) {
+			const struct cat_res *ci = &p[i].res.cats[c];
+			p[i].cat_rank[c] = 0;
+			if (!ci->has_score)
+				continue;
+			int rank = 1;
+			for (size_t j = 0; j < n; j++)
+				if (p[j].res.cats[c].has_score && p[j].res.cats[c].score > ci->score)
+					rank++;
+			p[i].cat_rank[c] = rank;
+		}
+	free(o);
+}
+
+static size_t by_rank(const struct rate_provider *p, size_t n, int rank)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i].rank == rank)
+			return i;
+	return 0;
+}
+
+json_t *rate_compare_json(const struct rate_provider *p, size_t n, const struct rubric *rb)
+{
+	json_t *d = json_object(), *arr = json_array(), *cats = json_array();
+	json_object_set_new(d, "schema", json_string("cmax.rate.compare/1"));
+	json_object_set_new(d, "tool", json_string("cmax"));
+	json_object_set_new(d, "tool_version", json_string(CMAX_VERSION));
+	json_t *r = json_object();
+	json_object_set_new(r, "path", json_string(rb->path));
+	json_object_set_new(r, "version", json_string(rb->version));
+	json_object_set_new(r, "method", json_string(rb->method));
+	json_object_set_new(d, "rubric", r);
+	json_object_set_new(d, "ranked_by", json_string("tier, then score, then confidence"));
+	for (int k = 1; k <= (int)n; k++) {
+		const struct rate_provider *x = &p[by_rank(p, n, k)];
+		json_t *o = json_object(), *cr = json_object();
+		json_object_set_new(o, "rank", json_integer(x->rank));
+		json_object_set_new(o, "provider", json_string(x->name));
+		json_object_set_new(o, "tier", json_string(tier_name(x->res.tier)));
+		json_object_set_new(o, "score", x->res.has_score ? jnum(x->res.score) : json_null());
+		json_object_set_new(o, "confidence", jnum(x->res.confidence));
+		for (size_t c = 0; c < RATE_NCAT; c++) {
+			json_t *e = json_object();
+			json_object_set_new(e, "score",
+					    x->res.cats[c].has_score ? jnum(x->res.cats[c].score) : json_null());
+			json_object_set_new(e, "confidence", jnum(x->res.cats[c].confidence));
+			json_object_set_new(e, "rank", x->cat_rank[c] ? json_integer(x->cat_rank[c]) : json_null());
+			json_object_set_new(cr, rate_category_ids[c], e);
+		}
+		json_object_set_new(o, "categories", cr);
+		json_object_set(o, "rating", x->doc);
+		json_array_append_new(arr, o);
+	}
+	for (size_t c = 0; c < RATE_NCAT; c++)
+		json_array_append_new(cats, json_string(rate_category_ids[c]));
+	json_object_set_new(d, "categories", cats);
+	json_object_set_new(d, "providers", arr);
+	return d;
+}
+
+void rate_compare_text(FILE *out, const struct rate_provider *p, size_t n, const struct rubric *rb, int verbose)
+{
+	fprintf(out, "cmax rate --compare: %zu providers (rubric %s, %s); ranked by tier, then score\n\n", n,
+		rb->version, rb->method);
+	fprintf(out, "%-4s %-20s %-34s %6s %10s  %s\n", "Rank", "Provider", "Tier", "Score", "Confidence",
+		"Goodput lost (GPU-h/month)");
+	for (int k = 1; k <= (int)n; k++) {
+		const struct rate_provider *x = &p[by_rank(p, n, k)];
+		char sc[16];
+		fmt_score(sc, sizeof sc, x->res.has_score, x->res.score);
+		fprintf(out, "%-4d %-20s %-34s %6s %10.2f  %.1f%s\n", x->rank, x->name, tier_name(x->res.tier), sc,
+			x->res.confidence, x->res.gp_hours, x->res.gp_lower_bound ? " (lower bound)" : "");
+	}
+	fprintf(out, "\n%-15s", "Category");
+	for (int k = 1; k <= (int)n; k++)
+		fprintf(out, k < (int)n ? " %-16.16s" : " %.16s", p[by_rank(p, n, k)].name);
+	fputc('\n', out);
+	for (size_t c = 0; c < RATE_NCAT; c++) {
+		fprintf(out, "%-15s", rate_category_ids[c]);
+		for (int k = 1; k <= (int)n; k++) {
+			const struct rate_provider *x = &p[by_rank(p, n, k)];
+			char cell[32];
+			if (x->res.cats[c].has_score)
+				snprintf(cell, sizeof cell, "%.1f (#%d)", x->res.cats[c].score, x->cat_rank[c]);
+			else
+				snprintf(cell, sizeof cell, "- (missing)");
+			fprintf(out, k < (int)n ? " %-16s" : " %s", cell);
+		}
+		fputc('\n', out);
+	}
+	int any = 0;
+	for (int k = 1; k <= (int)n; k++) {
+		const struct rate_provider *x = &p[by_rank(p, n, k)];
+		for (size_t i = 0; i < x->res.ndq; i++)
+			if (x->res.dq[i].state == DQS_APPLIED) {
+				if (!any++)
+					fputs("\nDisqualifiers applied:\n", out);
+				fprintf(out, "  %s: %s (cap %s): %s\n", x->name, x->res.dq[i].d->name,
+					tier_name(x->res.dq[i].d->cap), x->res.dq[i].why);
+			}
+	}
+	if (verbose)
+		for (int k = 1; k <= (int)n; k++) {
+			const struct rate_provider *x = &p[by_rank(p, n, k)];
+			fprintf(out, "\n%s: %s\n", x->name, x->res.tier_reason);
+		}
+}

@@ -1,0 +1,35 @@
+/* Helpers the cmax sla parsers share (parse_*.c): lines, node names, and
+ * the open-interval tracker of the transition formats (slurmctld log,
+ * Kubernetes events), which turn "set" and "clear" records into intervals. */
+#ifndef CMAX_SLA_PARSE_H
+#define CMAX_SLA_PARSE_H
+#include "model.h"
+
+/* Next line of buf: *line / *n (without the newline or a trailing CR); 0 at the end. */
+int sla_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n);
+
+/* A node field that may be a hostlist ("gpu[001-003]"): array of names;
+ * NULL with *why (static) when the list does not expand. */
+json_t *sla_node_names(const char *expr, const char **why);
+
+/* "file:line" / "file#/items/3" (malloc'd). */
+char *sla_src_line(const struct sla_parse *p, long line);
+char *sla_src_ptr(const struct sla_parse *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct sla_tracks;
+struct sla_tracks *sla_tracks_new(void);
+void sla_tracks_free(struct sla_tracks *t);
+/* The node enters state at `at` (no-op when already in it; an empty reason is then filled). */
+void sla_tracks_set(struct sla_tracks *t, const char *node, const char *state, sla_ms at, const char *reason,
+		    const char *source);
+/* The node leaves state at `at`: one event. When it was not in it and
+ * count_unknown_start is set, the event starts at the first time the file
+ * covers, flagged start_before_log (the node was in that state before the
+ * log began); otherwise a note. 1 when an event was written. */
+int sla_tracks_clear(struct sla_tracks *t, struct sla_parse *p, const char *node, const char *state, sla_ms at,
+		     const char *source, int count_unknown_start);
+/* Is the node in that state now? */
+int sla_tracks_open(const struct sla_tracks *t, const char *node, const char *state);
+/* Every state still open: an event with an open end ("still down when the log ended"). */
+void sla_tracks_finish(struct sla_tracks *t, struct sla_parse *p);
+#endif
