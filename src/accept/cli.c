@@ -22,6 +22,7 @@
 #include "accept/output.h"
 #include "accept/plan.h"
 #include "accept/verdict.h"
+#include "core/argv.h"
 #include "core/clock.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
@@ -186,31 +187,18 @@ static char *resolve_plan(const char *name)
 /* ---- signals: forwarded to the running test ------------------------------------------ */
 
 static volatile sig_atomic_t g_sig, g_budget;
-static char g_children[64];
 
 /* Each test runs in its own process group (the runner's setpgid): the
  * terminal's Ctrl-C does not reach it, so pass it on. Only async-signal-safe
  * calls here. */
+static void signal_group(pid_t child, void *sig)
+{
+	kill(-child, *(int *)sig);
+}
+
 static void forward(int sig)
 {
-	int fd = open(g_children, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char buf[512];
-	ssize_t n = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	long v = 0;
-	int in = 0;
-	for (ssize_t i = 0; i <= n; i++) {
-		if (i < n && buf[i] >= '0' && buf[i] <= '9') {
-			v = v * 10 + (buf[i] - '0');
-			in = 1;
-		} else if (in) {
-			kill(-(pid_t)v, sig);
-			v = 0;
-			in = 0;
-		}
-	}
+	runner_each_child(getpid(), signal_group, &sig);
 }
 
 /* The first signal asks (cmax commands then stop, keep their partial
@@ -237,7 +225,6 @@ static void on_alarm(int sig)
 
 static void trap_signals(void)
 {
-	snprintf(g_children, sizeof g_children, "/proc/self/task/%ld/children", (long)getpid());
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_signal;
@@ -340,12 +327,8 @@ static int load_input(struct ev_set *s, const char *path, json_t *ignored, char 
 
 static char *self_exe(void)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0)
-		return runner_which("cmax");
-	buf[n] = 0;
-	return xstrdup(buf);
+	char *exe = runner_self_exe();
+	return exe ? exe : runner_which("cmax");
 }
 
 static int argv_has(char **argv, const char *a)
@@ -359,36 +342,28 @@ static int argv_has(char **argv, const char *a)
 /* exe + the test's args + --json (+ an audit's run directory inside ours). */
 static char **full_argv(const char *exe, char **args, const struct acc_test *t, const char *outdir)
 {
-	size_t n = 0;
-	while (args[n])
-		n++;
-	char **a = xcalloc(n + 6, sizeof *a);
-	size_t k = 0;
-	a[k++] = xstrdup(exe);
-	for (size_t i = 0; i < n; i++)
-		a[k++] = xstrdup(args[i]);
+	struct argv_list a = { 0 };
+	argv_add(&a, exe);
+	argv_add_all(&a, (const char *const *)args);
 	if (!argv_has(args, "--json"))
-		a[k++] = xstrdup("--json");
+		argv_add(&a, "--json");
 	if (t->cmd == AC_AUDIT && !argv_has(args, "--output-dir")) {
-		a[k++] = xstrdup("--output-dir");
-		a[k++] = xasprintf("%s/%s.audit-run", outdir, t->id);
+		argv_add(&a, "--output-dir");
+		argv_addf(&a, "%s/%s.audit-run", outdir, t->id);
 	}
-	return a;
+	return a.v; /* NULL-terminated: acc_argv_free frees it */
 }
 
 /* A command line to read or paste: "cmax ARGS", or the exact program
  * first when with_exe. */
 static char *join_cmd(char **argv, int with_exe)
 {
-	struct strbuf sb = STRBUF_INIT;
-	if (!with_exe)
-		sb_adds(&sb, "cmax");
-	for (size_t i = 0; argv[i]; i++) {
-		const char *s = argv[i];
-		int plain = *s && !strpbrk(s, " \t\n'\"$\\*?[]{}()<>|&;!#~`");
-		sb_addf(&sb, plain ? "%s%s" : "%s'%s'", i || !with_exe ? " " : "", s);
-	}
-	return sb_detach(&sb);
+	char *q = argv_join_quoted((const char *const *)argv);
+	if (with_exe)
+		return q;
+	char *c = xasprintf("cmax%s%s", *q ? " " : "", q);
+	free(q);
+	return c;
 }
 
 static int write_file(const char *path, const char *data, size_t len)

@@ -11,6 +11,7 @@
 #include "../core/clock.h"
 #include "../core/datafile.h"
 #include "../core/runner.h"
+#include "../core/usage.h"
 #include "../report/report.h"
 #include "../policy/minimums.h"
 #include "../xid/catalog.h"
@@ -128,10 +129,7 @@ struct audit_opts {
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("cmax audit: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see cmax audit --help)\n", stderr);
-	return EXIT_USAGE;
+	return usage_fail("audit", fmt, arg);
 }
 
 static int parse(int argc, char **argv, struct audit_opts *o)

@@ -152,49 +152,20 @@ static volatile sig_atomic_t g_signal;
 /* Kill every descendant and its process group (the runner puts fio in its
  * own; fio's job processes keep the output pipes open) with
  * async-signal-safe calls only: /proc/PID/task/PID/children lists them. */
-static void put_num(char *p, size_t *at, long v)
+static void kill_tree(pid_t pid, int depth);
+
+static void kill_child(pid_t child, void *depth)
 {
-	char num[24];
-	int n = 0;
-	do {
-		num[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v && n < 20);
-	while (n)
-		p[(*at)++] = num[--n];
+	kill(child, SIGSTOP); /* no new children while we look */
+	if (*(int *)depth < 4)
+		kill_tree(child, *(int *)depth + 1);
+	kill(-child, SIGKILL);
+	kill(child, SIGKILL);
 }
 
 static void kill_tree(pid_t pid, int depth)
 {
-	char path[96] = "/proc/";
-	size_t p = strlen(path);
-	put_num(path, &p, pid);
-	memcpy(path + p, "/task/", 6);
-	p += 6;
-	put_num(path, &p, pid);
-	memcpy(path + p, "/children", 10);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	char buf[2048];
-	ssize_t len = read(fd, buf, sizeof buf - 1);
-	close(fd);
-	long v = 0;
-	int in = 0;
-	for (ssize_t i = 0; i <= len; i++) {
-		if (i < len && buf[i] >= '0' && buf[i] <= '9') {
-			v = v * 10 + (buf[i] - '0');
-			in = 1;
-		} else if (in) {
-			kill((pid_t)v, SIGSTOP); /* no new children while we look */
-			if (depth < 4)
-				kill_tree((pid_t)v, depth + 1);
-			kill(-(pid_t)v, SIGKILL);
-			kill((pid_t)v, SIGKILL);
-			v = 0;
-			in = 0;
-		}
-	}
+	runner_each_child(pid, kill_child, &depth);
 }
 
 static void kill_children(void)
@@ -530,4 +501,30 @@ void bench_free(struct bench_run *b)
 	json_decref(b->thresholds);
 	json_decref(b->params);
 	json_decref(b->hosts);
+}
+
+char *bench_read_file(const char *path, size_t cap, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	struct strbuf sb = STRBUF_INIT;
+	char buf[65536];
+	ssize_t n;
+	while (sb.len < cap && (n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			int e = errno;
+			close(fd);
+			sb_free(&sb);
+			errno = e;
+			return NULL;
+		}
+		sb_add(&sb, buf, (size_t)n > cap - sb.len ? cap - sb.len : (size_t)n);
+	}
+	close(fd);
+	if (len)
+		*len = sb.len;
+	return sb_detach(&sb);
 }

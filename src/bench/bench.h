@@ -82,6 +82,8 @@ static inline enum status st_worse(enum status a, enum status b)
 const json_t *bench_th(const struct bench_run *b, const char *key);
 double bench_th_num(const struct bench_run *b, const char *key, const char *field, double dflt);
 
+/* Up to cap bytes of a file (NUL-terminated, malloc'd); NULL with errno. */
+char *bench_read_file(const char *path, size_t cap, size_t *len);
 /* rm -rf restricted to one file system, no symlink following. 0 or -errno. */
 int bench_rm_tree(const char *path);
 /* "1.50 GB/s" style helpers into a caller buffer. */

@@ -4,6 +4,7 @@
  * server answers /v1/models. Every external program goes through the
  * runner; whatever uses the network or starts a server is opt-in. */
 #include "bench.h"
+#include "../core/argv.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
@@ -729,26 +730,15 @@ static int group_alive(pid_t pgid)
 	return live;
 }
 
-static char **split_blanks(const char *s, int *n)
-{
-	char *copy = xstrdup(s), *save = NULL;
-	char **v = xrealloc(NULL, (strlen(s) / 2 + 2) * sizeof *v);
-	*n = 0;
-	for (char *t = strtok_r(copy, " \t", &save); t; t = strtok_r(NULL, " \t", &save))
-		v[(*n)++] = xstrdup(t);
-	v[*n] = NULL;
-	free(copy);
-	return v;
-}
-
 static void run_vllm(struct bench_run *b, const struct lopts *o)
 {
 	struct result *r = bench_row(b, "bench.lifecycle-vllm-ready", "time until a vLLM server answers /v1/models");
 	set_profile(r, "software");
 	r_expected(r, json_deep_copy(bench_th(b, "vllm_ready_s")));
 	r_reproduce(r, o->vllm_cmd);
-	int argc;
-	char **argv = split_blanks(o->vllm_cmd, &argc);
+	struct argv_list cmd = { 0 };
+	argv_add_words(&cmd, o->vllm_cmd);
+	char **argv = cmd.v;
 	json_t *ob = json_object(), *body = NULL;
 	json_object_set_new(ob, "command", json_string(o->vllm_cmd));
 	json_object_set_new(ob, "port", json_integer(o->vllm_port));
@@ -882,9 +872,7 @@ static void run_vllm(struct bench_run *b, const struct lopts *o)
 out:
 	json_decref(body);
 	free(exe);
-	for (int k = 0; k < argc; k++)
-		free(argv[k]);
-	free(argv);
+	argv_free(&cmd);
 }
 
 /* ---- plan and table ----------------------------------------------------- */
@@ -963,15 +951,12 @@ int bench_lifecycle_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	/* the recorded command line must not carry a token from --download */
-	char **shown = xrealloc(NULL, ((size_t)argc + 1) * sizeof *shown);
+	struct argv_list shown = { 0 };
 	for (int i = 0; i < argc; i++)
-		shown[i] = i > 0 && !strcmp(argv[i - 1], "--download") ? redact_url(argv[i]) : xstrdup(argv[i]);
-	shown[argc] = NULL;
+		argv_take(&shown, i > 0 && !strcmp(argv[i - 1], "--download") ? redact_url(argv[i]) : xstrdup(argv[i]));
 	struct bench_run b;
-	rc = bench_init(&b, "lifecycle", &o.b, argc, shown);
-	for (int i = 0; i < argc; i++)
-		free(shown[i]);
-	free(shown);
+	rc = bench_init(&b, "lifecycle", &o.b, argc, shown.v);
+	argv_free(&shown);
 	if (rc) {
 		bench_free(&b);
 		return rc;

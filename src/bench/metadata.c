@@ -585,36 +585,36 @@ static int lock_nodes_timeout_s(const struct mopts *o)
 	return RENDEZVOUS_S + 30 + (int)((long)o->lock_iterations * 2 * (LOCK_HOLD_US + 20000) / 1000000);
 }
 
-static void lock_nodes_argv(struct bench_argv *v, const struct mopts *o, const struct bench_slurm *S, const char *self,
+static void lock_nodes_argv(struct argv_list *v, const struct mopts *o, const struct bench_slurm *S, const char *self,
 			    const char *dir, const char *kind)
 {
 	bench_srun_prefix(v, S, 2, RENDEZVOUS_S + 30);
-	bargv_add(v, xstrdup(self));
-	bargv_add(v, xstrdup("bench"));
-	bargv_add(v, xstrdup("metadata"));
-	bargv_add(v, xstrdup("--lock-worker"));
-	bargv_add(v, xstrdup(dir));
-	bargv_add(v, xstrdup("--lock-kind"));
-	bargv_add(v, xstrdup(kind));
-	bargv_add(v, xstrdup("--iterations"));
-	bargv_addf(v, "%d", o->lock_iterations);
-	bargv_add(v, xstrdup("--workers"));
-	bargv_add(v, xstrdup("2"));
-	bargv_add(v, xstrdup("--hold-us"));
-	bargv_addf(v, "%d", LOCK_HOLD_US);
-	bargv_add(v, xstrdup("--rendezvous-timeout"));
-	bargv_addf(v, "%d", RENDEZVOUS_S);
+	argv_add(v, self);
+	argv_add(v, "bench");
+	argv_add(v, "metadata");
+	argv_add(v, "--lock-worker");
+	argv_add(v, dir);
+	argv_add(v, "--lock-kind");
+	argv_add(v, kind);
+	argv_add(v, "--iterations");
+	argv_addf(v, "%d", o->lock_iterations);
+	argv_add(v, "--workers");
+	argv_add(v, "2");
+	argv_add(v, "--hold-us");
+	argv_addf(v, "%d", LOCK_HOLD_US);
+	argv_add(v, "--rendezvous-timeout");
+	argv_addf(v, "%d", RENDEZVOUS_S);
 }
 
 /* The srun command of the two-node test, for --dry-run. */
 static char *lock_nodes_cmd(const struct mopts *o, const struct bench_slurm *S, const char *kind)
 {
-	struct bench_argv v = { 0 };
-	char *self = bench_self_exe();
+	struct argv_list v = { 0 };
+	char *self = runner_self_exe();
 	char *dir = xasprintf("%s/cmax-bench-metadata-XXXXXX/locks-nodes", o->b.path);
 	lock_nodes_argv(&v, o, S, self ? self : "cmax", dir, kind);
-	char *c = bargv_join(&v);
-	bargv_free(&v);
+	char *c = argv_display(&v);
+	argv_free(&v);
 	free(dir);
 	free(self);
 	return c;
@@ -635,7 +635,7 @@ static void run_lock_nodes(struct bench_run *b, const struct mopts *o, const str
 		return;
 	}
 	char *dir = xasprintf("%s/locks-nodes", b->workdir);
-	char *self = bench_self_exe();
+	char *self = runner_self_exe();
 	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
 		r_error(r, "cannot create %s: %s", dir, strerror(errno));
 		goto out;
@@ -648,16 +648,16 @@ static void run_lock_nodes(struct bench_run *b, const struct mopts *o, const str
 		r_error(r, "cannot find this program's own path (/proc/self/exe) to start the workers");
 		goto out;
 	}
-	struct bench_argv v = { 0 };
+	struct argv_list v = { 0 };
 	lock_nodes_argv(&v, o, S, self, dir, ops->name);
-	char *cmd = bargv_join(&v);
+	char *cmd = argv_display(&v);
 	r_reproduce(r, cmd);
 	free(cmd);
 	struct run_opts ro = { .timeout_ms = (lock_nodes_timeout_s(o) + 30) * 1000, .cap_out = 1u << 20,
 			       .cap_err = 256u << 10 };
 	struct cmd_result cr;
-	runner_run((const char *const *)v.a, &ro, &cr);
-	bargv_free(&v);
+	runner_run((const char *const *)v.v, &ro, &cr);
+	argv_free(&v);
 	r_evidence(r, cmd_evidence(&cr, 1500));
 	struct srun_info si;
 	srun_parse(cr.err, cr.err_len, &si);

@@ -11,6 +11,7 @@
  * hardware every part is a SKIP with the reason. */
 #include "bench.h"
 #include "netfront.h"
+#include "../core/argv.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
@@ -329,94 +330,67 @@ static void pick_launcher(const struct nopts *o, struct launch *L, struct strbuf
 	free(mpirun);
 }
 
-struct argv_b {
-	char *a[64];
-	int n;
-};
-
-static void av(struct argv_b *v, char *s)
+/* Blank-separated words, "{name}" in each replaced by name (--via). */
+static void av_split(struct argv_list *v, const char *s, const char *name)
 {
-	if (v->n < 63)
-		v->a[v->n++] = s;
-	else
-		free(s);
-	v->a[v->n] = NULL;
-}
-
-static void av_free(struct argv_b *v)
-{
-	for (int i = 0; i < v->n; i++)
-		free(v->a[i]);
-	v->n = 0;
-}
-
-static void av_split(struct argv_b *v, const char *s, const char *name)
-{
-	while (s && *s) {
-		while (*s == ' ' || *s == '\t')
-			s++;
-		const char *e = s;
-		while (*e && *e != ' ' && *e != '\t')
-			e++;
-		if (e > s) {
-			char *w = xstrndup(s, (size_t)(e - s));
-			char *at = name ? strstr(w, "{name}") : NULL;
-			if (at) {
-				*at = 0;
-				char *x = xasprintf("%s%s%s", w, name, at + 6);
-				free(w);
-				w = x;
-			}
-			av(v, w);
+	size_t first = v->n;
+	argv_add_words(v, s);
+	for (size_t i = first; name && i < v->n; i++) {
+		char *at = strstr(v->v[i], "{name}");
+		if (at) {
+			*at = 0;
+			char *x = xasprintf("%s%s%s", v->v[i], name, at + 6);
+			free(v->v[i]);
+			v->v[i] = x;
 		}
-		s = e;
 	}
 }
 
-static void build_nccl(struct argv_b *v, const struct nopts *o, const struct launch *L, const char *bin, int nodes,
+/* A one-task step on one node of this allocation, beside whatever runs there. */
+static void srun_on(struct argv_list *v, const char *node)
+{
+	argv_add(v, "srun");
+	argv_add(v, "--overlap");
+	argv_add(v, "--nodes=1");
+	argv_add(v, "--ntasks=1");
+	argv_addf(v, "--nodelist=%s", node);
+}
+
+static void build_nccl(struct argv_list *v, const struct nopts *o, const struct launch *L, const char *bin, int nodes,
 		       const char *json_path)
 {
-	v->n = 0;
 	if (!strcmp(L->kind, "srun")) {
-		av(v, xstrdup("srun"));
-		av(v, xasprintf("--nodes=%d", nodes));
-		av(v, xasprintf("--ntasks=%d", nodes * L->ppn));
-		av(v, xasprintf("--ntasks-per-node=%d", L->ppn));
+		argv_add(v, "srun");
+		argv_addf(v, "--nodes=%d", nodes);
+		argv_addf(v, "--ntasks=%d", nodes * L->ppn);
+		argv_addf(v, "--ntasks-per-node=%d", L->ppn);
 	} else if (!strcmp(L->kind, "mpirun")) {
-		av(v, xstrdup("mpirun"));
-		av(v, xstrdup("-np"));
-		av(v, xasprintf("%d", nodes * L->ppn));
+		argv_add(v, "mpirun");
+		argv_add(v, "-np");
+		argv_addf(v, "%d", nodes * L->ppn);
 		if (L->hosts && json_array_size(L->hosts)) {
 			struct strbuf sb = STRBUF_INIT;
 			for (int i = 0; i < nodes && i < (int)json_array_size(L->hosts); i++)
 				sb_addf(&sb, "%s%s:%d", i ? "," : "", json_string_value(json_array_get(L->hosts, (size_t)i)), L->ppn);
-			av(v, xstrdup("-H"));
-			av(v, sb_detach(&sb));
+			argv_add(v, "-H");
+			argv_take(v, sb_detach(&sb));
 		}
 	}
-	av(v, xstrdup(bin));
-	av(v, xstrdup("-b"));
-	av(v, xstrdup(o->min_bytes));
-	av(v, xstrdup("-e"));
-	av(v, xstrdup(o->max_bytes));
-	av(v, xstrdup("-f"));
-	av(v, xstrdup("2"));
-	av(v, xstrdup("-g"));
-	av(v, xasprintf("%d", strcmp(L->kind, "local") ? 1 : L->ppn));
+	argv_add(v, bin);
+	argv_add(v, "-b");
+	argv_add(v, o->min_bytes);
+	argv_add(v, "-e");
+	argv_add(v, o->max_bytes);
+	argv_add(v, "-f");
+	argv_add(v, "2");
+	argv_add(v, "-g");
+	argv_addf(v, "%d", strcmp(L->kind, "local") ? 1 : L->ppn);
 	if (o->extra)
 		av_split(v, o->extra, NULL);
 	if (json_path) {
-		av(v, xstrdup("-J"));
-		av(v, xstrdup(json_path));
+		argv_add(v, "-J");
+		argv_add(v, json_path);
 	}
-}
-
-static char *join_argv(const struct argv_b *v)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (int i = 0; i < v->n; i++)
-		sb_addf(&sb, "%s%s", i ? " " : "", v->a[i]);
-	return sb_detach(&sb);
 }
 
 static int wanted(const struct nopts *o, const char *bin)
@@ -432,21 +406,6 @@ static int wanted(const struct nopts *o, const char *bin)
 		s = e ? e + 1 : s + l;
 	}
 	return 0;
-}
-
-static char *slurp_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (64u << 20))
-		sb_add(&sb, buf, n);
-	fclose(f);
-	*len = sb.len;
-	return sb_detach(&sb);
 }
 
 struct scale_pt {
@@ -467,12 +426,12 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 	struct result *r = row(b, id, title);
 	free(title);
 	char *jpath = o->nccl_json && b->workdir ? xasprintf("%s/%s-n%d.json", b->workdir, coll, nodes * L->ppn) : NULL;
-	struct argv_b v = { .n = 0 };
+	struct argv_list v = { 0 };
 	build_nccl(&v, o, L, bin, nodes, jpath);
 	struct run_opts ro = { .timeout_ms = o->run_timeout_s * 1000, .cap_out = 8u << 20 };
 	struct cmd_result cr;
-	runner_run((const char *const *)v.a, &ro, &cr);
-	char *cmd = join_argv(&v);
+	runner_run((const char *const *)v.v, &ro, &cr);
+	char *cmd = argv_display(&v);
 	r_reproduce(r, cmd);
 	r_evidence(r, cmd_evidence(&cr, 2000));
 	r_expected(r, json_deep_copy(b->thresholds));
@@ -480,7 +439,7 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 	char *err = NULL;
 	int parsed = -1;
 	size_t jl = 0;
-	char *jt = jpath ? slurp_file(jpath, &jl) : NULL;
+	char *jt = jpath ? bench_read_file(jpath, 64u << 20, &jl) : NULL;
 	if (jt) {
 		parsed = nccl_parse_json(jt, jl, &nr, &err);
 		r_evidence_note(r, "parsed the -J file %s", jpath);
@@ -494,7 +453,7 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 	if (bench_interrupted()) {
 		r_skip(r, "interrupted before this run finished");
 	} else if (cr.outcome == RUN_NOT_FOUND) {
-		r_skip(r, "%s not found on PATH", v.a[0]);
+		r_skip(r, "%s not found on PATH", v.v[0]);
 	} else if (cr.outcome == RUN_TIMEOUT) {
 		r_error(r, "HUNG: %s did not finish within %d s and was killed (nccl-tests hangs on a broken fabric; "
 			   "rerun with NCCL_DEBUG=INFO)", bin, cr.timeout_ms / 1000);
@@ -608,7 +567,7 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 	free(cmd);
 	free(cp);
 	free(id);
-	av_free(&v);
+	argv_free(&v);
 	cmd_result_free(&cr);
 	return peak;
 }
@@ -756,38 +715,33 @@ static void run_perftest(struct bench_run *b, const struct nopts *o, const struc
 			char *id = xasprintf("bench.net-perftest-%s-%s", !t ? "write" : "read", dp);
 			char *title = xasprintf("%s on %s (%s)", tests[t], devs[d], srv ? "between two nodes" : "HCA loopback");
 			struct result *r = row(b, id, title);
-			struct argv_b s = { .n = 0 }, c = { .n = 0 };
+			struct argv_list s = { 0 }, c = { 0 };
 			char *port = xasprintf("%d", o->pt_port + d);
 			for (int k = 0; k < 2; k++) {
-				struct argv_b *v = k ? &c : &s;
-				if (srv) {
-					av(v, xstrdup("srun"));
-					av(v, xstrdup("--overlap"));
-					av(v, xstrdup("--nodes=1"));
-					av(v, xstrdup("--ntasks=1"));
-					av(v, xasprintf("--nodelist=%s", k ? cli : srv));
-				}
-				av(v, xstrdup(tests[t]));
-				av(v, xstrdup("-d"));
-				av(v, xstrdup(devs[d]));
-				av(v, xstrdup("-p"));
-				av(v, xstrdup(port));
-				av(v, xstrdup("-s"));
-				av(v, xstrdup("65536"));
-				av(v, xstrdup("--report_gbits"));
-				av(v, xstrdup("-F"));
+				struct argv_list *v = k ? &c : &s;
+				if (srv)
+					srun_on(v, k ? cli : srv);
+				argv_add(v, tests[t]);
+				argv_add(v, "-d");
+				argv_add(v, devs[d]);
+				argv_add(v, "-p");
+				argv_add(v, port);
+				argv_add(v, "-s");
+				argv_add(v, "65536");
+				argv_add(v, "--report_gbits");
+				argv_add(v, "-F");
 				if (k)
-					av(v, xstrdup(srv ? srv : "127.0.0.1"));
+					argv_add(v, srv ? srv : "127.0.0.1");
 			}
 			char *log = b->workdir ? xasprintf("%s/%s-%s-server.log", b->workdir, tests[t], devs[d]) : NULL;
-			pid_t sp = spawn_bg(s.a, log);
+			pid_t sp = spawn_bg(s.v, log);
 			struct timespec ts = { 0, 500 * 1000000 }; /* the server listens */
 			nanosleep(&ts, NULL);
 			struct run_opts ro = { .timeout_ms = 120000 };
 			struct cmd_result cr;
-			runner_run((const char *const *)c.a, &ro, &cr);
+			runner_run((const char *const *)c.v, &ro, &cr);
 			reap_bg(sp, 3000);
-			char *sc = join_argv(&s), *cc = join_argv(&c);
+			char *sc = argv_display(&s), *cc = argv_display(&c);
 			char *rep = xasprintf("%s &  # server\n%s", sc, cc);
 			r_reproduce(r, rep);
 			r_evidence(r, cmd_evidence(&cr, 1500));
@@ -836,8 +790,8 @@ static void run_perftest(struct bench_run *b, const struct nopts *o, const struc
 			free(cc);
 			free(log);
 			free(port);
-			av_free(&s);
-			av_free(&c);
+			argv_free(&s);
+			argv_free(&c);
 			cmd_result_free(&cr);
 			free(title);
 			free(id);
@@ -884,24 +838,16 @@ static int has_cmd(const char *name)
 	return p != NULL;
 }
 
-static void self_argv(struct argv_b *v, const struct nopts *o, const char *via, const char *name, int srun)
+static void self_argv(struct argv_list *v, const struct nopts *o, const char *via, const char *name, int srun)
 {
-	v->n = 0;
-	if (srun) {
-		av(v, xstrdup("srun"));
-		av(v, xstrdup("--overlap"));
-		av(v, xstrdup("--nodes=1"));
-		av(v, xstrdup("--ntasks=1"));
-		av(v, xasprintf("--nodelist=%s", name));
-	} else if (via) {
+	if (srun)
+		srun_on(v, name);
+	else if (via)
 		av_split(v, via, name);
-	}
-	char buf[4096];
-	ssize_t l = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	buf[l > 0 ? l : 0] = 0;
-	av(v, xstrdup(l > 0 ? buf : "cmax"));
-	av(v, xstrdup("bench"));
-	av(v, xstrdup("net"));
+	char *self = runner_self_exe();
+	argv_take(v, self ? self : xstrdup("cmax"));
+	argv_add(v, "bench");
+	argv_add(v, "net");
 	(void)o;
 }
 
@@ -974,14 +920,14 @@ static void run_frontend(struct bench_run *b, const struct nopts *o)
 	}
 	if (o->start_servers && (o->via || srun)) {
 		for (int i = 0; i < n; i++) {
-			struct argv_b v;
+			struct argv_list v = { 0 };
 			self_argv(&v, o, o->via, h[i].name, srun);
-			av(&v, xstrdup("--serve"));
-			av(&v, xstrdup(h[i].target));
-			av(&v, xstrdup("--serve-time"));
-			av(&v, xasprintf("%.0f", 60 + n * n * (o->probe.tput_s + 3)));
-			servers[nsrv++] = spawn_bg(v.a, NULL);
-			av_free(&v);
+			argv_add(&v, "--serve");
+			argv_add(&v, h[i].target);
+			argv_add(&v, "--serve-time");
+			argv_addf(&v, "%.0f", 60 + n * n * (o->probe.tput_s + 3));
+			servers[nsrv++] = spawn_bg(v.v, NULL);
+			argv_free(&v);
 		}
 		struct timespec ts = { 0, 700 * 1000000 };
 		nanosleep(&ts, NULL);
@@ -1002,21 +948,21 @@ static void run_frontend(struct bench_run *b, const struct nopts *o)
 		json_t *res = NULL;
 		char *cmd = NULL;
 		if (remote) {
-			struct argv_b v;
+			struct argv_list v = { 0 };
 			self_argv(&v, o, o->via, h[i].name, srun);
-			av(&v, xstrdup("--probe"));
-			av(&v, xstrdup(sb_str(&tg)));
-			av(&v, xstrdup("--frontend-seconds"));
-			av(&v, xasprintf("%g", o->probe.tput_s));
-			av(&v, xstrdup("--udp-probes"));
-			av(&v, xasprintf("%d", o->probe.udp_count));
-			av(&v, xstrdup("--echo-probes"));
-			av(&v, xasprintf("%d", o->probe.echo_count));
-			cmd = join_argv(&v);
+			argv_add(&v, "--probe");
+			argv_add(&v, sb_str(&tg));
+			argv_add(&v, "--frontend-seconds");
+			argv_addf(&v, "%g", o->probe.tput_s);
+			argv_add(&v, "--udp-probes");
+			argv_addf(&v, "%d", o->probe.udp_count);
+			argv_add(&v, "--echo-probes");
+			argv_addf(&v, "%d", o->probe.echo_count);
+			cmd = argv_display(&v);
 			int per = (int)(n * (o->probe.tput_s + o->probe.udp_count * 0.002 + 12) * 1000);
 			struct run_opts ro = { .timeout_ms = per };
 			struct cmd_result cr;
-			runner_run((const char *const *)v.a, &ro, &cr);
+			runner_run((const char *const *)v.v, &ro, &cr);
 			json_error_t je;
 			res = cr.outcome == RUN_EXITED && cr.out ? json_loads(cr.out, 0, &je) : NULL;
 			if (!json_is_array(res)) {
@@ -1037,7 +983,7 @@ static void run_frontend(struct bench_run *b, const struct nopts *o)
 				free(d);
 			}
 			cmd_result_free(&cr);
-			av_free(&v);
+			argv_free(&v);
 		} else {
 			res = json_array();
 			for (int j = 0; j < n && !bench_interrupted(); j++)
@@ -1145,12 +1091,12 @@ int bench_net_main(int argc, char **argv)
 		       isnan(line) ? "unknown" : "known");
 		for (int i = 0; i < nf; i++)
 			for (int s = 0; s < nsz; s++) {
-				struct argv_b v;
+				struct argv_list v = { 0 };
 				build_nccl(&v, &o, &L, found[i], sizes[s], o.nccl_json ? "WORKDIR/FILE.json" : NULL);
-				char *c = join_argv(&v);
+				char *c = argv_display(&v);
 				printf("  %s\n", c);
 				free(c);
-				av_free(&v);
+				argv_free(&v);
 			}
 		if (!nf && o.nccl)
 			printf("  (no nccl-tests binaries on PATH)\n");

@@ -3,6 +3,7 @@
  * canonicalises the query string: callers pass queries already sorted and
  * encoded, and every request carries the payload-hash header. */
 #include "s3_client.h"
+#include "bench.h"
 #include "../parse/s3xml.h"
 #include <curl/curl.h>
 #include <errno.h>
@@ -59,21 +60,6 @@ static char *env_nonempty(const char *n)
 	return v && *v ? xstrdup(v) : NULL;
 }
 
-static char *slurp_small(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0 && sb.len < (1u << 20))
-		sb_add(&sb, buf, n);
-	fclose(f);
-	*len = sb.len;
-	return sb_detach(&sb);
-}
-
 int s3_cred_load(struct s3_cred *c, char **err)
 {
 	memset(c, 0, sizeof *c);
@@ -99,7 +85,7 @@ int s3_cred_load(struct s3_cred *c, char **err)
 	if (!profile || !*profile)
 		profile = "default";
 	size_t len = 0;
-	char *text = slurp_small(file, &len);
+	char *text = bench_read_file(file, 1u << 20, &len);
 	if (!text) {
 		*err = xasprintf("no credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are not set and %s cannot be read (%s)",
 				 file, strerror(errno));

@@ -3,10 +3,6 @@
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/hostlist.h"
-#include <errno.h>
-#include <fcntl.h>
-#include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -18,6 +14,21 @@ static const char *env_nonempty(const char *name)
 {
 	const char *v = getenv(name);
 	return v && *v ? v : NULL;
+}
+
+/* No nodes to use: a usage error when they were asked for, else only the
+ * reason (for the probing caller). Takes m. */
+static int no_nodes(char *m, int required, char **why, char **err)
+{
+	if (required) {
+		*err = m;
+		return -1;
+	}
+	if (why)
+		*why = m;
+	else
+		free(m);
+	return 0;
 }
 
 int bench_slurm_init(struct bench_slurm *s, const char *bench, int slurm_flag, int nodes, const char *partition,
@@ -44,17 +55,9 @@ int bench_slurm_init(struct bench_slurm *s, const char *bench, int slurm_flag, i
 		json_t *names = nl ? hostlist_expand_json(nl, strlen(nl), MAX_NODES, &st) : NULL;
 		size_t have = names ? json_array_size(names) : 0;
 		if (!have || st == HOSTLIST_INVALID) {
-			char *m = xasprintf("inside Slurm job %s but SLURM_JOB_NODELIST ('%s') names no node", job, nl ? nl : "");
 			json_decref(names);
-			if (required) {
-				*err = m;
-				return -1;
-			}
-			if (why)
-				*why = m;
-			else
-				free(m);
-			return 0;
+			return no_nodes(xasprintf("inside Slurm job %s but SLURM_JOB_NODELIST ('%s') names no node", job,
+						  nl ? nl : ""), required, why, err);
 		}
 		if (nodes > (int)have) {
 			*err = xasprintf("--nodes %d, but Slurm job %s has %zu node%s", nodes, job, have, have == 1 ? "" : "s");
@@ -66,27 +69,17 @@ int bench_slurm_init(struct bench_slurm *s, const char *bench, int slurm_flag, i
 			char *m = xasprintf("Slurm job %s has %d node%s: this needs %d or more", job, use, use == 1 ? "" : "s",
 					    min_nodes);
 			json_decref(names);
-			if (required) {
-				*err = m;
-				return -1;
+			if (!required) {
+				char *w = xasprintf("not in a Slurm allocation with %d+ nodes (%s)", min_nodes, m);
+				free(m);
+				m = w;
 			}
-			if (why)
-				*why = xasprintf("not in a Slurm allocation with %d+ nodes (%s)", min_nodes, m);
-			free(m);
-			return 0;
+			return no_nodes(m, required, why, err);
 		}
 		if (!srun) {
-			char *m = xasprintf("inside Slurm job %s but srun is not on PATH (the Slurm client tools)", job);
 			json_decref(names);
-			if (required) {
-				*err = m;
-				return -1;
-			}
-			if (why)
-				*why = m;
-			else
-				free(m);
-			return 0;
+			return no_nodes(xasprintf("inside Slurm job %s but srun is not on PATH (the Slurm client tools)", job),
+					required, why, err);
 		}
 		s->in_alloc = 1;
 		s->job_id = xstrdup(job);
@@ -131,84 +124,31 @@ const char *bench_slurm_node(const struct bench_slurm *s, int i)
 	return s->nodes ? json_string_value(json_array_get(s->nodes, (size_t)i)) : NULL;
 }
 
-/* ---- argv --------------------------------------------------------------- */
-
-void bargv_add(struct bench_argv *v, char *s)
+void bench_srun_prefix(struct argv_list *v, const struct bench_slurm *s, int k, int timeout_s)
 {
-	if (v->n + 2 > v->cap) {
-		v->cap = v->cap ? v->cap * 2 : 32;
-		v->a = xrealloc(v->a, (size_t)v->cap * sizeof *v->a);
-	}
-	v->a[v->n++] = s;
-	v->a[v->n] = NULL;
-}
-
-void bargv_addf(struct bench_argv *v, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	bargv_add(v, sb_detach(&sb));
-}
-
-void bargv_free(struct bench_argv *v)
-{
-	for (int i = 0; i < v->n; i++)
-		free(v->a[i]);
-	free(v->a);
-	memset(v, 0, sizeof *v);
-}
-
-char *bargv_join(const struct bench_argv *v)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (int i = 0; i < v->n; i++) {
-		const char *a = v->a[i];
-		if (i)
-			sb_adds(&sb, " ");
-		if (*a && !a[strcspn(a, " \t\n'\"\\$`;&|<>()*?[]{}!#~")]) {
-			sb_adds(&sb, a);
-			continue;
-		}
-		sb_adds(&sb, "'");
-		for (const char *p = a; *p; p++) {
-			if (*p == '\'')
-				sb_adds(&sb, "'\\''");
-			else
-				sb_add(&sb, p, 1);
-		}
-		sb_adds(&sb, "'");
-	}
-	return sb_detach(&sb);
-}
-
-void bench_srun_prefix(struct bench_argv *v, const struct bench_slurm *s, int k, int timeout_s)
-{
-	bargv_add(v, xstrdup("srun"));
-	bargv_add(v, xstrdup("-v")); /* task -> node and the step id, see srun_parse */
-	bargv_addf(v, "--nodes=%d", k);
-	bargv_addf(v, "--ntasks=%d", k);
-	bargv_add(v, xstrdup("--ntasks-per-node=1"));
+	argv_add(v, "srun");
+	argv_add(v, "-v"); /* task -> node and the step id, see srun_parse */
+	argv_addf(v, "--nodes=%d", k);
+	argv_addf(v, "--ntasks=%d", k);
+	argv_add(v, "--ntasks-per-node=1");
 	/* one node failing must not kill the others: their figures still count */
-	bargv_add(v, xstrdup("--kill-on-bad-exit=0"));
-	bargv_addf(v, "--wait=%d", timeout_s > 0 ? timeout_s : 60);
-	bargv_add(v, xstrdup("--mpi=none"));
-	bargv_addf(v, "--job-name=%s", s->name);
+	argv_add(v, "--kill-on-bad-exit=0");
+	argv_addf(v, "--wait=%d", timeout_s > 0 ? timeout_s : 60);
+	argv_add(v, "--mpi=none");
+	argv_addf(v, "--job-name=%s", s->name);
 	if (s->in_alloc) {
 		struct strbuf w = STRBUF_INIT;
 		for (int i = 0; i < k; i++)
 			sb_addf(&w, "%s%s", i ? "," : "", bench_slurm_node(s, i));
-		bargv_addf(v, "--nodelist=%s", sb_str(&w));
+		argv_addf(v, "--nodelist=%s", sb_str(&w));
 		sb_free(&w);
-		bargv_add(v, xstrdup("--overlap")); /* beside whatever the job already runs */
+		argv_add(v, "--overlap"); /* beside whatever the job already runs */
 	} else {
-		bargv_add(v, xstrdup("--immediate=30")); /* never queue behind other jobs */
-		bargv_addf(v, "--time=%d", (timeout_s + 30 + 59) / 60 + 1);
+		argv_add(v, "--immediate=30"); /* never queue behind other jobs */
+		argv_addf(v, "--time=%d", (timeout_s + 30 + 59) / 60 + 1);
 	}
 	if (s->partition)
-		bargv_addf(v, "--partition=%s", s->partition);
+		argv_addf(v, "--partition=%s", s->partition);
 }
 
 /* ---- srun -v output ------------------------------------------------------ */
@@ -353,34 +293,40 @@ static char *clean_line(const char *p, size_t n)
 	return s;
 }
 
+/* The next "srun: error:" line at or after *p (*n bytes, no newline); NULL at the end. */
+static const char *next_error(const char **p, size_t *n)
+{
+	while (*p && **p) {
+		const char *l = *p, *e = strchr(l, '\n');
+		*n = e ? (size_t)(e - l) : strlen(l);
+		*p = e ? e + 1 : l + *n;
+		if (*n > 12 && !memcmp(l, "srun: error:", 12))
+			return l;
+	}
+	return NULL;
+}
+
 char *srun_errors_about(const char *err, const char *node)
 {
 	if (!err || !node)
 		return NULL;
 	struct strbuf sb = STRBUF_INIT;
-	for (const char *p = err; *p;) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n > 12 && !memcmp(p, "srun: error:", 12) && names_node(p, n, node) && sb.len < 600) {
-			char *c = clean_line(p, n);
+	size_t n;
+	for (const char *p = err, *l; (l = next_error(&p, &n));) {
+		if (names_node(l, n, node) && sb.len < 600) {
+			char *c = clean_line(l, n);
 			sb_addf(&sb, "%s%s", sb.len ? "; " : "", c);
 			free(c);
 		}
-		p = e ? e + 1 : p + n;
 	}
 	return sb.len ? sb_detach(&sb) : NULL;
 }
 
 char *srun_first_error(const char *err)
 {
-	for (const char *p = err; p && *p;) {
-		const char *e = strchr(p, '\n');
-		size_t n = e ? (size_t)(e - p) : strlen(p);
-		if (n > 12 && !memcmp(p, "srun: error:", 12))
-			return clean_line(p, n);
-		p = e ? e + 1 : p + n;
-	}
-	return NULL;
+	size_t n;
+	const char *l = next_error(&err, &n);
+	return l ? clean_line(l, n) : NULL;
 }
 
 /* ---- cancel -------------------------------------------------------------- */
@@ -404,14 +350,33 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL);
 }
 
+/* The next line of a tool's output, cut in place; NULL at the end. */
+static char *cut_line(char **p)
+{
+	char *l = *p;
+	if (!*l)
+		return NULL;
+	char *e = strchr(l, '\n');
+	if (e)
+		*e = 0;
+	*p = e ? e + 1 : l + strlen(l);
+	return l;
+}
+
+/* The steps of our allocation: "ID NAME" lines. */
+static char *alloc_steps(const struct bench_slurm *s, json_t *evidence, int *ok)
+{
+	const char *argv[] = { "squeue", "-h", "-s", "-j", s->job_id, "-o", "%i %j", NULL };
+	return quick(argv, evidence, ok);
+}
+
 /* Is the step (in an allocation) or job (outside) still listed? */
 static int still_there(const struct bench_slurm *s, const char *target, json_t *evidence)
 {
 	int ok;
 	char *out;
 	if (s->in_alloc) {
-		const char *argv[] = { "squeue", "-h", "-s", "-j", s->job_id, "-o", "%i %j", NULL };
-		out = quick(argv, evidence, &ok);
+		out = alloc_steps(s, evidence, &ok);
 	} else if (target) {
 		const char *argv[] = { "squeue", "-h", "-j", target, "-o", "%i %j %T", NULL };
 		out = quick(argv, evidence, &ok);
@@ -420,18 +385,12 @@ static int still_there(const struct bench_slurm *s, const char *target, json_t *
 		out = quick(argv, evidence, &ok);
 	}
 	int there = 0;
-	for (char *p = out; ok && *p;) {
-		char *e = strchr(p, '\n');
-		if (e)
-			*e = 0;
-		char *sp = strchr(p, ' ');
-		size_t idl = sp ? (size_t)(sp - p) : strlen(p);
-		int match = target ? (strlen(target) == idl && !strncmp(p, target, idl)) : strstr(p, s->name) != NULL;
-		if (match && !strstr(p, "COMPLETED") && !strstr(p, "CANCELLED"))
+	for (char *p = out, *l; ok && (l = cut_line(&p));) {
+		char *sp = strchr(l, ' ');
+		size_t idl = sp ? (size_t)(sp - l) : strlen(l);
+		int match = target ? (strlen(target) == idl && !strncmp(l, target, idl)) : strstr(l, s->name) != NULL;
+		if (match && !strstr(l, "COMPLETED") && !strstr(l, "CANCELLED"))
 			there = 1;
-		if (!e)
-			break;
-		p = e + 1;
 	}
 	free(out);
 	return there;
@@ -449,22 +408,15 @@ void bench_slurm_cancel(const struct bench_slurm *s, const struct srun_info *si,
 		o = quick(argv, evidence, &ok);
 	} else if (s->in_alloc) {
 		/* killed before srun said which step: cancel our steps by name */
-		const char *argv[] = { "squeue", "-h", "-s", "-j", s->job_id, "-o", "%i %j", NULL };
-		o = quick(argv, evidence, &ok);
-		for (char *p = o; ok && *p;) {
-			char *e = strchr(p, '\n');
-			if (e)
-				*e = 0;
-			char *sp = strchr(p, ' ');
+		o = alloc_steps(s, evidence, &ok);
+		for (char *p = o, *l; ok && (l = cut_line(&p));) {
+			char *sp = strchr(l, ' ');
 			if (sp && !strcmp(sp + 1, s->name)) {
 				*sp = 0;
-				const char *cargv[] = { "scancel", "--quiet", p, NULL };
+				const char *cargv[] = { "scancel", "--quiet", l, NULL };
 				int ok2;
 				free(quick(cargv, evidence, &ok2));
 			}
-			if (!e)
-				break;
-			p = e + 1;
 		}
 	} else {
 		const char *argv[] = { "scancel", "--quiet", namearg, NULL };
@@ -477,43 +429,4 @@ void bench_slurm_cancel(const struct bench_slurm *s, const struct srun_info *si,
 			break;
 		sleep_ms(200);
 	}
-}
-
-/* ---- small helpers -------------------------------------------------------- */
-
-char *bench_self_exe(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	return xstrdup(buf);
-}
-
-char *bench_read_file(const char *path, size_t cap, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	ssize_t n;
-	while (sb.len < cap && (n = read(fd, buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			sb_free(&sb);
-			errno = e;
-			return NULL;
-		}
-		sb_add(&sb, buf, (size_t)n > cap - sb.len ? cap - sb.len : (size_t)n);
-	}
-	close(fd);
-	if (len)
-		*len = sb.len;
-	char *s = sb_detach(&sb);
-	return s ? s : xstrdup("");
 }

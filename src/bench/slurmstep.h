@@ -10,6 +10,7 @@
 #define CMAX_BENCH_SLURMSTEP_H
 #include <stddef.h>
 #include <jansson.h>
+#include "../core/argv.h"
 
 struct bench_slurm {
 	int active;           /* the benchmark runs across nodes */
@@ -33,21 +34,10 @@ void bench_slurm_free(struct bench_slurm *s);
 /* The node names of a k-node step when known in advance (in an allocation). */
 const char *bench_slurm_node(const struct bench_slurm *s, int i);
 
-/* A growable argv of malloc'd strings, NULL-terminated. */
-struct bench_argv {
-	char **a;
-	int n, cap;
-};
-void bargv_add(struct bench_argv *v, char *s);   /* steals s */
-void bargv_addf(struct bench_argv *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void bargv_free(struct bench_argv *v);
-/* Joined with blanks; arguments holding blanks, quotes or shell specials are single-quoted. */
-char *bargv_join(const struct bench_argv *v);
-
 /* srun -v -N k -n k --ntasks-per-node=1 --kill-on-bad-exit=0 --wait=S
  * --job-name=NAME and -w/--overlap (in an allocation) or
  * --immediate/--time (outside), -p. */
-void bench_srun_prefix(struct bench_argv *v, const struct bench_slurm *s, int k, int timeout_s);
+void bench_srun_prefix(struct argv_list *v, const struct bench_slurm *s, int k, int timeout_s);
 
 /* What srun -v said on stderr. */
 struct srun_info {
@@ -74,8 +64,4 @@ char *srun_first_error(const char *err);
  * Adds the commands to evidence (an array) when not NULL. */
 void bench_slurm_cancel(const struct bench_slurm *s, const struct srun_info *si, int wait_ms, json_t *evidence);
 
-/* This program's own path (/proc/self/exe), for workers on the nodes. */
-char *bench_self_exe(void);
-/* Up to cap bytes of a file (NUL-terminated, malloc'd); NULL with errno. */
-char *bench_read_file(const char *path, size_t cap, size_t *len);
 #endif

@@ -97,6 +97,17 @@ static int parse(int argc, char **argv, struct sopts *o)
 	o->iodepth = 16;
 	o->endurance_min = 7.5;
 	o->fio = "fio";
+	const struct {
+		const char *name;
+		int *val;
+		long lo, hi;
+	} ints[] = {
+		{ "--nodes", &o->nodes, 1, 4096 },
+		{ "--clients-per-node", &o->clients_per_node, 1, 1024 },
+		{ "--clients", &o->clients, 1, 1024 },
+		{ "--runtime", &o->runtime_s, 1, 86400 },
+		{ "--iodepth", &o->iodepth, 1, 4096 },
+	};
 	for (int i = 1; i < argc; i++) {
 		int r = bench_common_opt(&o->b, argc, argv, &i, "storage");
 		if (r < 0)
@@ -106,6 +117,17 @@ static int parse(int argc, char **argv, struct sopts *o)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		char *end = NULL;
+		size_t k = 0;
+		while (k < sizeof ints / sizeof ints[0] && strcmp(a, ints[k].name))
+			k++;
+		if (k < sizeof ints / sizeof ints[0] && v) {
+			long n = strtol(v, &end, 10);
+			if (*end || n < ints[k].lo || n > ints[k].hi)
+				goto bad;
+			*ints[k].val = (int)n;
+			i++;
+			continue;
+		}
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return -1;
@@ -113,38 +135,8 @@ static int parse(int argc, char **argv, struct sopts *o)
 			o->endurance = 1;
 		} else if (!strcmp(a, "--slurm")) {
 			o->slurm = 1;
-		} else if (!strcmp(a, "--nodes") && v) {
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 4096)
-				goto bad;
-			o->nodes = (int)n;
-			i++;
-		} else if (!strcmp(a, "--clients-per-node") && v) {
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 1024)
-				goto bad;
-			o->clients_per_node = (int)n;
-			i++;
 		} else if (!strcmp(a, "--partition") && v && *v) {
 			o->partition = v;
-			i++;
-		} else if (!strcmp(a, "--clients") && v) {
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 1024)
-				goto bad;
-			o->clients = (int)n;
-			i++;
-		} else if (!strcmp(a, "--runtime") && v) {
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 86400)
-				goto bad;
-			o->runtime_s = (int)n;
-			i++;
-		} else if (!strcmp(a, "--iodepth") && v) {
-			long n = strtol(v, &end, 10);
-			if (*end || n < 1 || n > 4096)
-				goto bad;
-			o->iodepth = (int)n;
 			i++;
 		} else if (!strcmp(a, "--endurance-minutes") && v) {
 			double m = strtod(v, &end);
@@ -226,56 +218,37 @@ static double size_bytes(const char *s)
 	return v;
 }
 
-/* argv for one fio run; strings owned by the returned strbuf array. */
-struct fio_argv {
-	char *a[32];
-	int n;
-};
-
-static void fa_add(struct fio_argv *f, char *s)
-{
-	if (f->n < 31)
-		f->a[f->n++] = s;
-	f->a[f->n] = NULL;
-}
-
-static void fa_free(struct fio_argv *f)
-{
-	for (int i = 1; i < f->n; i++)
-		free(f->a[i]);
-}
-
 /* Across nodes each srun task gets its own files: %t is srun's task
  * number, substituted in --multi-prog lines. */
 #define FNAME_LOCAL "--filename_format=cmax.$jobnum.0"
 #define FNAME_NODES "--filename_format=cmax.n%t.$jobnum.0"
 
-static void build_fio(struct fio_argv *f, const struct sopts *o, const char *dir, const char *name,
+/* The argv of one fio run, appended to f. */
+static void build_fio(struct argv_list *f, const struct sopts *o, const char *dir, const char *name,
 		      const char *rw, const char *bs, int direct, int clients, int runtime, int time_based)
 {
-	f->n = 0;
-	f->a[f->n++] = (char *)o->fio;
-	fa_add(f, xasprintf("--name=%s", name));
-	fa_add(f, xasprintf("--directory=%s", dir));
-	fa_add(f, xstrdup(o->nodes_mode ? FNAME_NODES : FNAME_LOCAL));
-	fa_add(f, xasprintf("--size=%s", o->size));
-	fa_add(f, xasprintf("--rw=%s", rw));
-	fa_add(f, xasprintf("--bs=%s", bs));
-	fa_add(f, xasprintf("--ioengine=%s", direct ? "libaio" : "psync"));
-	fa_add(f, xasprintf("--iodepth=%d", direct ? o->iodepth : 1));
-	fa_add(f, xasprintf("--direct=%d", direct));
-	fa_add(f, xasprintf("--numjobs=%d", clients));
-	fa_add(f, xstrdup("--group_reporting=1"));
-	fa_add(f, xasprintf("--runtime=%d", runtime));
+	argv_add(f, o->fio);
+	argv_addf(f, "--name=%s", name);
+	argv_addf(f, "--directory=%s", dir);
+	argv_add(f, o->nodes_mode ? FNAME_NODES : FNAME_LOCAL);
+	argv_addf(f, "--size=%s", o->size);
+	argv_addf(f, "--rw=%s", rw);
+	argv_addf(f, "--bs=%s", bs);
+	argv_addf(f, "--ioengine=%s", direct ? "libaio" : "psync");
+	argv_addf(f, "--iodepth=%d", direct ? o->iodepth : 1);
+	argv_addf(f, "--direct=%d", direct);
+	argv_addf(f, "--numjobs=%d", clients);
+	argv_add(f, "--group_reporting=1");
+	argv_addf(f, "--runtime=%d", runtime);
 	if (time_based)
-		fa_add(f, xstrdup("--time_based=1"));
+		argv_add(f, "--time_based=1");
 	if (o->ramp_s > 0 && time_based)
-		fa_add(f, xasprintf("--ramp_time=%d", o->ramp_s));
+		argv_addf(f, "--ramp_time=%d", o->ramp_s);
 	/* Dirty pages cannot be invalidated: without the fsync a buffered
 	 * read case after a write case measures the page cache. */
 	if (strstr(rw, "write") || !strcmp(rw, "rw") || !strcmp(rw, "randrw"))
-		fa_add(f, xstrdup("--end_fsync=1"));
-	fa_add(f, xstrdup("--output-format=json"));
+		argv_add(f, "--end_fsync=1");
+	argv_add(f, "--output-format=json");
 }
 
 static int run_timeout_ms(const struct sopts *o, int runtime)
@@ -325,45 +298,78 @@ static char *first_line(const char *s)
 	return xstrndup(s, e ? (size_t)(e - s) : strlen(s));
 }
 
+/* One figure against its threshold (NULL: none declared): the worse status
+ * and, when not a pass, "; FIGURE is WHY" into why. */
+static void grade_figure(const json_t *th, double v, const char *shown, struct strbuf *why, enum status *st,
+			 int *graded)
+{
+	const char *w;
+	if (!th)
+		return;
+	enum status s = bench_grade(th, v, &w);
+	if (s == ST_SKIP)
+		return;
+	*graded = 1;
+	if (s != ST_PASS)
+		sb_addf(why, "; %s is %s", shown, w);
+	*st = st_worse(*st, s);
+}
+
 /* Grade one direction's figures; fills observed; returns the status. */
 static enum status grade_dir(struct bench_run *b, const char *key, const struct fio_dir *d, struct strbuf *why)
 {
 	const json_t *th = bench_th(b, key);
-	const char *w;
 	enum status st = ST_PASS;
 	int graded = 0;
-	const json_t *tbw = json_object_get(th, "bw_gb_s"), *tio = json_object_get(th, "iops");
 	const json_t *tlat = json_object_get(th, "p999_ms");
 	if (!tlat)
 		tlat = json_object_get(bench_th(b, "latency"), "p999_ms");
-	if (tbw) {
-		enum status s = bench_grade(tbw, d->bw_bytes / 1e9, &w);
-		if (s != ST_SKIP) {
-			graded = 1;
-			if (s != ST_PASS)
-				sb_addf(why, "; %.2f GB/s is %s", d->bw_bytes / 1e9, w);
-			st = st_worse(st, s);
-		}
-	}
-	if (tio) {
-		enum status s = bench_grade(tio, d->iops, &w);
-		if (s != ST_SKIP) {
-			graded = 1;
-			if (s != ST_PASS)
-				sb_addf(why, "; %.0f IOPS is %s", d->iops, w);
-			st = st_worse(st, s);
-		}
-	}
-	if (tlat) {
-		enum status s = bench_grade(tlat, d->clat.p999_ns / 1e6, &w);
-		if (s != ST_SKIP) {
-			graded = 1;
-			if (s != ST_PASS)
-				sb_addf(why, "; p99.9 %.1f ms is %s", d->clat.p999_ns / 1e6, w);
-			st = st_worse(st, s);
-		}
-	}
+	char shown[64];
+	snprintf(shown, sizeof shown, "%.2f GB/s", d->bw_bytes / 1e9);
+	grade_figure(json_object_get(th, "bw_gb_s"), d->bw_bytes / 1e9, shown, why, &st, &graded);
+	snprintf(shown, sizeof shown, "%.0f IOPS", d->iops);
+	grade_figure(json_object_get(th, "iops"), d->iops, shown, why, &st, &graded);
+	snprintf(shown, sizeof shown, "p99.9 %.1f ms", d->clat.p999_ns / 1e6);
+	grade_figure(tlat, d->clat.p999_ns / 1e6, shown, why, &st, &graded);
 	return graded ? st : ST_SKIP;
+}
+
+/* The direction a case measures. */
+static enum fio_ddir case_ddir(const struct kind *k)
+{
+	return strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
+}
+
+/* What fio was asked to do, the same on one host and across nodes. */
+static void case_params(json_t *ob, const struct sopts *o, const struct kind *k, const char *fio_version)
+{
+	json_object_set_new(ob, "rw", json_string(k->rw));
+	json_object_set_new(ob, "bs", json_string(k->bs));
+	json_object_set_new(ob, "direct", json_boolean(k->direct));
+	json_object_set_new(ob, "ioengine", json_string(k->direct ? "libaio" : "psync"));
+	json_object_set_new(ob, "iodepth", json_integer(k->direct ? o->iodepth : 1));
+	json_object_set_new(ob, "size_per_client", json_string(o->size));
+	json_object_set_new(ob, "fio_version", fio_version ? json_string(fio_version) : json_null());
+}
+
+/* A direction's figures into ob, with the bandwidth also in GB/s. */
+static void dir_figures(json_t *ob, const struct fio_dir *d)
+{
+	json_t *dj = fio_dir_json(d);
+	json_object_set_new(dj, "bw_gb_s", isnan(d->bw_bytes) ? json_null() : json_real(round(d->bw_bytes / 1e7) / 100));
+	json_object_update(ob, dj);
+	json_decref(dj);
+}
+
+struct clat_text {
+	char p50[16], p99[16], p999[16];
+};
+
+static void clat_text(const struct fio_dir *d, struct clat_text *t)
+{
+	bench_fmt_ms(d->clat.p50_ns, t->p50, sizeof t->p50);
+	bench_fmt_ms(d->clat.p99_ns, t->p99, sizeof t->p99);
+	bench_fmt_ms(d->clat.p999_ns, t->p999, sizeof t->p999);
 }
 
 static json_t *case_observed(const struct sopts *o, const struct kind *k, int clients, const struct fio_report *fr,
@@ -371,20 +377,9 @@ static json_t *case_observed(const struct sopts *o, const struct kind *k, int cl
 {
 	json_t *ob = json_object();
 	json_object_set_new(ob, "clients", json_integer(clients));
-	json_object_set_new(ob, "rw", json_string(k->rw));
-	json_object_set_new(ob, "bs", json_string(k->bs));
-	json_object_set_new(ob, "direct", json_boolean(k->direct));
-	json_object_set_new(ob, "ioengine", json_string(k->direct ? "libaio" : "psync"));
-	json_object_set_new(ob, "iodepth", json_integer(k->direct ? o->iodepth : 1));
-	json_object_set_new(ob, "size_per_client", json_string(o->size));
-	json_object_set_new(ob, "fio_version", fr && fr->version ? json_string(fr->version) : json_null());
+	case_params(ob, o, k, fr ? fr->version : NULL);
 	if (sum) {
-		int dd = strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
-		const struct fio_dir *d = &sum->dir[dd];
-		json_t *dj = fio_dir_json(d);
-		json_object_set_new(dj, "bw_gb_s", isnan(d->bw_bytes) ? json_null() : json_real(round(d->bw_bytes / 1e7) / 100));
-		json_object_update(ob, dj);
-		json_decref(dj);
+		dir_figures(ob, &sum->dir[case_ddir(k)]);
 		json_object_set_new(ob, "errors", json_integer(sum->total_err + (sum->error ? 1 : 0)));
 		json_object_set_new(ob, "error_errno", json_integer(sum->error ? sum->error : sum->first_error));
 	}
@@ -398,11 +393,11 @@ static int run_case(struct bench_run *b, const struct sopts *o, const struct kin
 	struct result *r = bench_row(b, id, title);
 	free(id);
 	free(title);
-	struct fio_argv fa;
+	struct argv_list fa = { 0 };
 	build_fio(&fa, o, b->workdir, k->id, k->rw, k->bs, k->direct, clients, o->runtime_s, k->random);
 	struct run_opts ro = { .timeout_ms = run_timeout_ms(o, o->runtime_s), .cap_out = 16u << 20 };
 	struct cmd_result cr;
-	runner_run((const char *const *)fa.a, &ro, &cr);
+	runner_run((const char *const *)fa.v, &ro, &cr);
 	char *cmdline = xstrdup(cr.cmdline);
 	r_reproduce(r, cmdline);
 	r_evidence(r, cmd_evidence(&cr, 1500));
@@ -435,18 +430,16 @@ static int run_case(struct bench_run *b, const struct sopts *o, const struct kin
 		struct fio_job sum;
 		fio_sum(&fr, &sum);
 		r_observed(r, case_observed(o, k, clients, &fr, &sum));
-		int dd = strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
+		enum fio_ddir dd = case_ddir(k);
 		const struct fio_dir *d = &sum.dir[dd];
-		char p50[16], p99[16], p999[16];
-		bench_fmt_ms(d->clat.p50_ns, p50, sizeof p50);
-		bench_fmt_ms(d->clat.p99_ns, p99, sizeof p99);
-		bench_fmt_ms(d->clat.p999_ns, p999, sizeof p999);
+		struct clat_text ct;
+		clat_text(d, &ct);
 		if (sum.error || sum.total_err) {
 			int e = sum.error ? sum.error : sum.first_error;
 			r_fail(r, "fio saw I/O errors: error %d (%s), %ld counted; %s", e, strerror(e), sum.total_err,
 			       fr.preamble ? fr.preamble : "");
 		} else if (!d->present) {
-			r_error(r, "fio exited %d but did no %s I/O", cr.exit_code, fio_ddir_name((enum fio_ddir)dd));
+			r_error(r, "fio exited %d but did no %s I/O", cr.exit_code, fio_ddir_name(dd));
 		} else {
 			struct strbuf why = STRBUF_INIT;
 			enum status st = grade_dir(b, k->id, d, &why);
@@ -455,7 +448,7 @@ static int run_case(struct bench_run *b, const struct sopts *o, const struct kin
 				r_skip(r, "%.1f MB/s, %.0f IOPS; no threshold declared for %s", d->bw_bytes / 1e6, d->iops, k->id);
 			else
 				r_status(r, st, "%.1f MB/s, %.0f IOPS, clat p50 %s p99 %s p99.9 %s%s%s", d->bw_bytes / 1e6,
-					 d->iops, p50, p99, p999, *w ? "; " : "", w);
+					 d->iops, ct.p50, ct.p99, ct.p999, *w ? "; " : "", w);
 			sb_free(&why);
 		}
 	}
@@ -464,7 +457,7 @@ static int run_case(struct bench_run *b, const struct sopts *o, const struct kin
 	free(err);
 	free(cmdline);
 	cmd_result_free(&cr);
-	fa_free(&fa);
+	argv_free(&fa);
 	return bench_interrupted() ? -1 : 0;
 }
 
@@ -474,12 +467,12 @@ static int run_case(struct bench_run *b, const struct sopts *o, const struct kin
  * srun honours single quotes there (no other quoting, no escapes), drops a
  * '%' outside quotes unless %t/%o follows: everything but the file name
  * pattern is quoted. Paths holding ' or a newline are refused earlier. */
-static char *multiprog_line(const struct fio_argv *fa)
+static char *multiprog_line(const struct argv_list *fa)
 {
 	struct strbuf sb = STRBUF_INIT;
 	sb_adds(&sb, "*");
-	for (int j = 0; j < fa->n; j++)
-		sb_addf(&sb, strstr(fa->a[j], "%t") ? " %s" : " '%s'", fa->a[j]);
+	for (size_t j = 0; j < fa->n; j++)
+		sb_addf(&sb, strstr(fa->v[j], "%t") ? " %s" : " '%s'", fa->v[j]);
 	return sb_detach(&sb);
 }
 
@@ -501,18 +494,18 @@ static int case_timeout_s(const struct sopts *o)
 }
 
 /* srun argv for one case at k nodes; *conf_line gets the --multi-prog line. */
-static void build_srun(struct bench_argv *v, char **conf_line, const struct sopts *o, const struct bench_slurm *S,
+static void build_srun(struct argv_list *v, char **conf_line, const struct sopts *o, const struct bench_slurm *S,
 		       const char *dir, const struct kind *k, int nodes)
 {
-	struct fio_argv fa;
+	struct argv_list fa = { 0 };
 	build_fio(&fa, o, dir, k->id, k->rw, k->bs, k->direct, o->clients_per_node, o->runtime_s, k->random);
 	*conf_line = multiprog_line(&fa);
-	fa_free(&fa);
+	argv_free(&fa);
 	bench_srun_prefix(v, S, nodes, case_timeout_s(o));
-	bargv_addf(v, "--output=%s/srun/%s-n%d.%%t.json", dir, k->id, nodes);
-	bargv_addf(v, "--error=%s/srun/%s-n%d.%%t.err", dir, k->id, nodes);
-	bargv_addf(v, "--multi-prog");
-	bargv_addf(v, "%s/srun/%s-n%d.conf", dir, k->id, nodes);
+	argv_addf(v, "--output=%s/srun/%s-n%d.%%t.json", dir, k->id, nodes);
+	argv_addf(v, "--error=%s/srun/%s-n%d.%%t.err", dir, k->id, nodes);
+	argv_add(v, "--multi-prog");
+	argv_addf(v, "%s/srun/%s-n%d.conf", dir, k->id, nodes);
 }
 
 static char *first_text_line(const char *s)
@@ -537,8 +530,8 @@ static void read_node(struct bench_run *b, const struct kind *k, int nodes, stru
 		n->errors = n->sum.total_err + (n->sum.error ? 1 : 0);
 		if (k->direct && (n->sum.error || (n->err && *n->err)))
 			n->refusal = direct_refusal_in(n->err, &n->fr);
-		if (!n->refusal && !n->sum.dir[strstr(k->rw, "write") ? FIO_WRITE : FIO_READ].present && !n->errors)
-			n->problem = xasprintf("fio did no %s I/O", strstr(k->rw, "write") ? "write" : "read");
+		if (!n->refusal && !n->sum.dir[case_ddir(k)].present && !n->errors)
+			n->problem = xasprintf("fio did no %s I/O", fio_ddir_name(case_ddir(k)));
 	} else {
 		if (k->direct && n->err)
 			n->refusal = direct_refusal_in(n->err, NULL);
@@ -599,12 +592,12 @@ static void run_case_nodes(struct bench_run *b, const struct sopts *o, struct be
 	struct result *r = bench_row(b, id, title);
 	free(id);
 	free(title);
-	int dd = strstr(k->rw, "write") ? FIO_WRITE : FIO_READ;
-	struct bench_argv v = { 0 };
+	enum fio_ddir dd = case_ddir(k);
+	struct argv_list v = { 0 };
 	char *line = NULL;
 	build_srun(&v, &line, o, S, b->workdir, k, nodes);
-	char *conf = xstrdup(v.a[v.n - 1]);
-	char *srun_cmd = bargv_join(&v);
+	char *conf = xstrdup(v.v[v.n - 1]);
+	char *srun_cmd = argv_display(&v);
 	char *repro = xasprintf("%s  # %s holds: %s", srun_cmd, conf, line);
 	r_reproduce(r, repro);
 	r_expected(r, json_deep_copy(bench_th(b, k->id)));
@@ -618,7 +611,7 @@ static void run_case_nodes(struct bench_run *b, const struct sopts *o, struct be
 	}
 	struct run_opts ro = { .timeout_ms = (case_timeout_s(o) + 60) * 1000, .cap_out = 1u << 20, .cap_err = 512u << 10 };
 	struct cmd_result cr;
-	runner_run((const char *const *)v.a, &ro, &cr);
+	runner_run((const char *const *)v.v, &ro, &cr);
 	r_evidence(r, cmd_evidence(&cr, 1500));
 	struct srun_info si;
 	srun_parse(cr.err, cr.err_len, &si);
@@ -680,20 +673,10 @@ static void run_case_nodes(struct bench_run *b, const struct sopts *o, struct be
 	json_object_set_new(ob, "clients_per_node", json_integer(o->clients_per_node));
 	json_object_set_new(ob, "clients", json_integer((json_int_t)nodes * o->clients_per_node));
 	json_object_set_new(ob, "hosts", hosts);
-	json_object_set_new(ob, "rw", json_string(k->rw));
-	json_object_set_new(ob, "bs", json_string(k->bs));
-	json_object_set_new(ob, "direct", json_boolean(k->direct));
-	json_object_set_new(ob, "ioengine", json_string(k->direct ? "libaio" : "psync"));
-	json_object_set_new(ob, "iodepth", json_integer(k->direct ? o->iodepth : 1));
-	json_object_set_new(ob, "size_per_client", json_string(o->size));
-	json_object_set_new(ob, "fio_version", version ? json_string(version) : json_null());
+	case_params(ob, o, k, version);
 	const struct fio_dir *d = &agg.dir[dd];
-	if (nsum) {
-		json_t *dj = fio_dir_json(d);
-		json_object_set_new(dj, "bw_gb_s", isnan(d->bw_bytes) ? json_null() : json_real(round(d->bw_bytes / 1e7) / 100));
-		json_object_update(ob, dj);
-		json_decref(dj);
-	}
+	if (nsum)
+		dir_figures(ob, d);
 	json_object_set_new(ob, "errors", json_integer(errors));
 	json_object_set_new(ob, "aggregate", json_string("bandwidth and IOPS summed over the nodes; latency percentiles of the worst node"));
 	json_object_set_new(ob, "per_node", per);
@@ -768,10 +751,8 @@ static void run_case_nodes(struct bench_run *b, const struct sopts *o, struct be
 		struct strbuf why = STRBUF_INIT;
 		enum status st = grade_dir(b, k->id, &g, &why);
 		const char *w = why.len ? sb_str(&why) + 2 : "";
-		char p50[16], p99[16], p999[16];
-		bench_fmt_ms(d->clat.p50_ns, p50, sizeof p50);
-		bench_fmt_ms(d->clat.p99_ns, p99, sizeof p99);
-		bench_fmt_ms(d->clat.p999_ns, p999, sizeof p999);
+		struct clat_text ct;
+		clat_text(d, &ct);
 		char slowtxt[160] = "";
 		if (nodes > 1 && slow >= 0)
 			snprintf(slowtxt, sizeof slowtxt, " (slowest %s: %.1f MB/s)", nr[slow].node,
@@ -781,7 +762,7 @@ static void run_case_nodes(struct bench_run *b, const struct sopts *o, struct be
 			       d->iops, nodes, nodes == 1 ? "" : "s", slowtxt, k->id);
 		else
 			r_status(r, st, "%.1f MB/s, %.0f IOPS over %d node%s%s, clat p50 %s p99 %s p99.9 %s%s%s%s",
-				 d->bw_bytes / 1e6, d->iops, nodes, nodes == 1 ? "" : "s", slowtxt, p50, p99, p999,
+				 d->bw_bytes / 1e6, d->iops, nodes, nodes == 1 ? "" : "s", slowtxt, ct.p50, ct.p99, ct.p999,
 				 *w ? "; " : "", *w && !strcmp(basis, "slowest_node") && nodes > 1 ? "per node " : "", w);
 		sb_free(&why);
 	}
@@ -802,7 +783,7 @@ out_free:
 	free(srun_cmd);
 	free(conf);
 	free(line);
-	bargv_free(&v);
+	argv_free(&v);
 }
 
 /* ---- endurance --------------------------------------------------------- */
@@ -834,12 +815,12 @@ static void run_endurance_phase(struct bench_run *b, const struct sopts *o, int 
 	char *last_cmd = NULL, *fail = NULL;
 	json_t *series = json_array();
 	for (int i = 0; i < n && !bench_interrupted(); i++) {
-		struct fio_argv fa;
+		struct argv_list fa = { 0 };
 		build_fio(&fa, o, b->workdir, seq ? "endurance-seq-mixed" : "endurance-rand-mixed", seq ? "rw" : "randrw",
 			  seq ? "1M" : "64k", direct, clients, iv, 1);
 		struct run_opts ro = { .timeout_ms = run_timeout_ms(o, iv), .cap_out = 16u << 20 };
 		struct cmd_result cr;
-		runner_run((const char *const *)fa.a, &ro, &cr);
+		runner_run((const char *const *)fa.v, &ro, &cr);
 		struct fio_report fr;
 		char *err = NULL;
 		int parsed = cr.outcome == RUN_EXITED && fio_parse(cr.out, cr.out_len, &fr, &err) == 0;
@@ -880,7 +861,7 @@ static void run_endurance_phase(struct bench_run *b, const struct sopts *o, int 
 			fio_report_free(&fr);
 		free(err);
 		cmd_result_free(&cr);
-		fa_free(&fa);
+		argv_free(&fa);
 		if (fail)
 			break;
 	}
@@ -969,27 +950,21 @@ static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const
 		for (size_t k = 0; k < NKINDS && !o->endurance; k++) {
 			if (!selected(o, &kinds[k]))
 				continue;
-			if (o->nodes_mode) {
-				struct bench_argv v = { 0 };
-				char *line = NULL;
+			struct argv_list v = { 0 };
+			char *line = NULL;
+			if (o->nodes_mode)
 				build_srun(&v, &line, o, S, wd, &kinds[k], cc[i]);
-				char *j = bargv_join(&v);
-				json_array_append_new(cmds, json_string(j));
-				json_object_set_new(mp, v.a[v.n - 1], json_string(line));
-				free(j);
-				free(line);
-				bargv_free(&v);
-				continue;
-			}
-			struct fio_argv fa;
-			build_fio(&fa, o, wd, kinds[k].id, kinds[k].rw, kinds[k].bs, kinds[k].direct, cc[i], o->runtime_s,
-				  kinds[k].random);
-			struct strbuf sb = STRBUF_INIT;
-			for (int j = 0; j < fa.n; j++) /* paste-safe: $jobnum is fio's, not the shell's */
-				sb_addf(&sb, strchr(fa.a[j], '$') ? "%s'%s'" : "%s%s", j ? " " : "", fa.a[j]);
-			json_array_append_new(cmds, json_string(sb_str(&sb)));
-			sb_free(&sb);
-			fa_free(&fa);
+			else
+				build_fio(&v, o, wd, kinds[k].id, kinds[k].rw, kinds[k].bs, kinds[k].direct, cc[i],
+					  o->runtime_s, kinds[k].random);
+			/* quoted, so it can be pasted: $jobnum is fio's, not the shell's */
+			char *j = argv_display(&v);
+			json_array_append_new(cmds, json_string(j));
+			if (line)
+				json_object_set_new(mp, v.v[v.n - 1], json_string(line));
+			free(j);
+			free(line);
+			argv_free(&v);
 		}
 		if (o->endurance) {
 			char *s = xasprintf("endurance at %d clients: %.1f min rw 1M direct, then %.1f min randrw 64k direct",
@@ -1008,6 +983,13 @@ static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const
 		"the work directory is removed at the end and on SIGINT/SIGTERM"));
 	free(wd);
 	return p;
+}
+
+/* A latency percentile (ns) of an observed clat_ns object, as a table cell. */
+static const char *lat_cell(const json_t *l, const char *key, char *buf, size_t n)
+{
+	const json_t *v = json_object_get(l, key);
+	return bench_fmt_ms(json_is_number(v) ? json_number_value(v) : NAN, buf, n);
 }
 
 static void table(FILE *out, const struct bench_run *b)
@@ -1033,9 +1015,7 @@ static void table(FILE *out, const struct bench_run *b)
 			fprintf(out, "%-5s %-34s %9.1f %9.0f %8s %8s %8s%s%s\n", status_name(r->status), id,
 				json_is_number(bw) ? json_number_value(bw) / 1e6 : 0.0,
 				json_number_value(json_object_get(ob, "iops")),
-				bench_fmt_ms(json_is_number(json_object_get(l, "p50")) ? json_number_value(json_object_get(l, "p50")) : NAN, a, sizeof a),
-				bench_fmt_ms(json_is_number(json_object_get(l, "p99")) ? json_number_value(json_object_get(l, "p99")) : NAN, c, sizeof c),
-				bench_fmt_ms(json_is_number(json_object_get(l, "p99.9")) ? json_number_value(json_object_get(l, "p99.9")) : NAN, d, sizeof d),
+				lat_cell(l, "p50", a, sizeof a), lat_cell(l, "p99", c, sizeof c), lat_cell(l, "p99.9", d, sizeof d),
 				r->status != ST_PASS ? "  " : "", r->status != ST_PASS ? strstr(r->summary, "; ") ? strstr(r->summary, "; ") + 2 : "" : "");
 		} else {
 			fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, r->summary);

@@ -266,6 +266,22 @@ static void collect_healthcheck(struct col_run *c, json_t *config, json_t *f)
 	json_object_set_new(f, "healthcheck", h);
 }
 
+/* detail: null when the command worked, else what happened and the first
+ * line of its stderr. */
+static void set_detail(json_t *s, const struct cmd_result *r)
+{
+	if (cmd_ok(r)) {
+		fact_set_null(s, "detail");
+		return;
+	}
+	char *d = cmd_describe(r);
+	const char *e = r->err && *r->err ? r->err : "";
+	char *why = xasprintf("%s%s%.*s", d, *e ? ": " : "", (int)strcspn(e, "\n"), e);
+	fact_set_str(s, "detail", why);
+	free(why);
+	free(d);
+}
+
 /* The audit's one job step: how long a trivial step takes end to end
  * (allocation, prolog, launch, epilog), against MessageTimeout. */
 static void collect_srun_true(struct col_run *c, json_t *config, json_t *f)
@@ -288,16 +304,7 @@ static void collect_srun_true(struct col_run *c, json_t *config, json_t *f)
 	fact_set_bool(s, "timed_out", r.outcome == RUN_TIMEOUT);
 	fact_set_int(s, "ms", r.duration_ms);
 	fact_set_int(s, "timeout_ms", timeout_ms);
-	if (cmd_ok(&r)) {
-		fact_set_null(s, "detail");
-	} else {
-		char *d = cmd_describe(&r);
-		const char *e = r.err && *r.err ? r.err : "";
-		char *why = xasprintf("%s%s%.*s", d, *e ? ": " : "", (int)strcspn(e, "\n"), e);
-		fact_set_str(s, "detail", why);
-		free(why);
-		free(d);
-	}
+	set_detail(s, &r);
 	cmd_result_free(&r);
 	json_object_set_new(f, "srun_true", s);
 }
@@ -498,16 +505,7 @@ static void collect_ssh(struct col_run *c, json_t *f)
 		col_run_cmd(c, argv, 10000, &r);
 		fact_set_bool(s, "client", r.outcome != RUN_NOT_FOUND);
 		fact_set_bool(s, "ok", cmd_ok(&r));
-		if (cmd_ok(&r)) {
-			fact_set_null(s, "detail");
-		} else {
-			char *d = cmd_describe(&r);
-			const char *e = r.err && *r.err ? r.err : "";
-			char *why = xasprintf("%s%s%.*s", d, *e ? ": " : "", (int)strcspn(e, "\n"), e);
-			fact_set_str(s, "detail", why);
-			free(why);
-			free(d);
-		}
+		set_detail(s, &r);
 		cmd_result_free(&r);
 	} else {
 		fact_set_null(s, "client");

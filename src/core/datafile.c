@@ -1,8 +1,8 @@
 #include "datafile.h"
+#include "runner.h"
 #include "strbuf.h"
 #include "config.h"
 #include <libgen.h>
-#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -16,12 +16,12 @@ static int is_dir(const char *p)
 
 static char *exe_dir(void)
 {
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0)
+	char *exe = runner_self_exe();
+	if (!exe)
 		return NULL;
-	buf[n] = 0;
-	return xstrdup(dirname(buf));
+	char *dir = xstrdup(dirname(exe));
+	free(exe);
+	return dir;
 }
 
 char *datafile_path(const char *name)

@@ -1,6 +1,6 @@
 #include "runner.h"
+#include "argv.h"
 #include "strbuf.h"
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -80,31 +80,55 @@ char *runner_which(const char *name)
 	return NULL;
 }
 
-static char *join_argv(const char *const argv[])
+char *runner_self_exe(void)
 {
-	struct strbuf sb = STRBUF_INIT;
-	for (int i = 0; argv[i]; i++) {
-		if (i)
-			sb_adds(&sb, " ");
-		const char *a = argv[i];
-		int plain = *a != 0;
-		for (const char *q = a; *q; q++)
-			if (!(isalnum((unsigned char)*q) || strchr("-_.,/=:@+%", *q)))
-				plain = 0;
-		if (plain)
-			sb_adds(&sb, a);
-		else {
-			sb_adds(&sb, "'");
-			for (const char *q = a; *q; q++) {
-				if (*q == '\'')
-					sb_adds(&sb, "'\\''");
-				else
-					sb_add(&sb, q, 1);
-			}
-			sb_adds(&sb, "'");
+	char buf[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+	if (n <= 0)
+		return NULL;
+	buf[n] = 0;
+	return xstrdup(buf);
+}
+
+static void put_num(char *p, size_t *at, long v)
+{
+	char num[24];
+	int n = 0;
+	do {
+		num[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v && n < 20);
+	while (n)
+		p[(*at)++] = num[--n];
+}
+
+void runner_each_child(pid_t pid, void (*fn)(pid_t child, void *arg), void *arg)
+{
+	char path[96] = "/proc/";
+	size_t p = strlen(path);
+	put_num(path, &p, pid);
+	memcpy(path + p, "/task/", 6);
+	p += 6;
+	put_num(path, &p, pid);
+	memcpy(path + p, "/children", 10);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	char buf[2048];
+	ssize_t len = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	long v = 0;
+	int in = 0;
+	for (ssize_t i = 0; i <= len; i++) {
+		if (i < len && buf[i] >= '0' && buf[i] <= '9') {
+			v = v * 10 + (buf[i] - '0');
+			in = 1;
+		} else if (in) {
+			fn((pid_t)v, arg);
+			v = 0;
+			in = 0;
 		}
 	}
-	return sb_detach(&sb);
 }
 
 /* Build the child's environment: ours, with the locale forced to C. */
@@ -156,7 +180,7 @@ static void cap_add(struct capbuf *b, const char *s, size_t n)
 int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_result *res)
 {
 	memset(res, 0, sizeof *res);
-	res->cmdline = join_argv(argv);
+	res->cmdline = argv_join_quoted(argv);
 	int timeout = (o && o->timeout_ms > 0) ? o->timeout_ms : 10000;
 	if (g_tool_cap && timeout > g_tool_cap)
 		timeout = g_tool_cap;

@@ -5,6 +5,7 @@
 #ifndef CMAX_RUNNER_H
 #define CMAX_RUNNER_H
 #include <stddef.h>
+#include <sys/types.h>
 #include <jansson.h>
 
 struct run_opts {
@@ -41,6 +42,9 @@ struct cmd_result {
 
 /* Absolute path of `name` on $PATH, or NULL. Names containing '/' are checked as is. */
 char *runner_which(const char *name);
+/* This program's own path (/proc/self/exe), malloc'd; NULL when unreadable.
+ * For what starts cmax again: workers on the nodes, the data directory. */
+char *runner_self_exe(void);
 int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_result *res);
 void cmd_result_free(struct cmd_result *res);
 /* Exit 0 and not timed out. */
@@ -49,6 +53,11 @@ int cmd_ok(const struct cmd_result *res);
 char *cmd_describe(const struct cmd_result *res);
 /* Evidence object {kind:"command", command, outcome, exit_code|signal, duration_ms, stdout, stderr...}. */
 json_t *cmd_evidence(const struct cmd_result *res, size_t excerpt_max);
+
+/* fn for each child of pid (/proc/PID/task/PID/children), with
+ * async-signal-safe calls only: for signal handlers that pass a signal on
+ * to the process groups the runner made. */
+void runner_each_child(pid_t pid, void (*fn)(pid_t child, void *arg), void *arg);
 
 /* Global deadline in ms since an arbitrary monotonic epoch; 0 = none. */
 void runner_set_budget_ms(long budget_ms);

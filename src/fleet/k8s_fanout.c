@@ -19,6 +19,7 @@
  * under $TMPDIR, handed to `kubectl create -f` and removed afterwards. */
 #include "fanout.h"
 #include "../audit/ctx.h"
+#include "../core/argv.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/k8s.h"
@@ -92,23 +93,21 @@ struct kube {
 static void kube_run(const struct kube *k, const char *const *args, int timeout_ms, size_t cap,
 		     struct cmd_result *res, json_t **ev_out)
 {
-	const char *argv[32];
-	size_t n = 0;
-	argv[n++] = "kubectl";
+	struct argv_list a = { 0 };
+	argv_add(&a, "kubectl");
 	if (k->o->kubeconfig) {
-		argv[n++] = "--kubeconfig";
-		argv[n++] = k->o->kubeconfig;
+		argv_add(&a, "--kubeconfig");
+		argv_add(&a, k->o->kubeconfig);
 	}
 	if (k->o->context) {
-		argv[n++] = "--context";
-		argv[n++] = k->o->context;
+		argv_add(&a, "--context");
+		argv_add(&a, k->o->context);
 	}
-	argv[n++] = KUBE_REQUEST_TIMEOUT;
-	for (size_t i = 0; args[i] && n < sizeof argv / sizeof argv[0] - 1; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
+	argv_add(&a, KUBE_REQUEST_TIMEOUT);
+	argv_add_all(&a, args);
 	struct run_opts ro = { .timeout_ms = timeout_ms, .cap_out = cap, .cap_err = 64 << 10 };
-	runner_run(argv, &ro, res);
+	runner_run((const char *const *)a.v, &ro, res);
+	argv_free(&a);
 	json_t *e = cmd_evidence(res, EXCERPT);
 	if (ev_out)
 		*ev_out = e;

@@ -7,6 +7,7 @@
  * named, never dropped. */
 #include "fanout.h"
 #include "../audit/ctx.h"
+#include "../core/argv.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/nodewire.h"
@@ -18,16 +19,6 @@
 #define WAIT_SLACK_S 5     /* --wait beyond the per-node budget */
 #define RUNNER_SLACK_S 20  /* the whole step beyond --wait (start-up, allocation) */
 #define EXCERPT 2000
-
-static char *self_exe(void)
-{
-	char buf[PATH_MAX];
-	ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-	if (n <= 0)
-		return NULL;
-	buf[n] = 0;
-	return xstrdup(buf);
-}
 
 /* Run a short Slurm client command; its stdout (malloc'd) or NULL with *err. */
 static char *slurm_cmd(const char *const argv[], json_t *evidence, char **err)
@@ -145,7 +136,7 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 		goto fail;
 	}
 
-	char *node_cmd = o->node_cmd ? xstrdup(o->node_cmd) : self_exe();
+	char *node_cmd = o->node_cmd ? xstrdup(o->node_cmd) : runner_self_exe();
 	if (!node_cmd) {
 		*err = xstrdup("cannot find this program's own path (/proc/self/exe) for the nodes: pass --node-cmd");
 		json_decref(expected);
@@ -153,50 +144,42 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 	}
 	long per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
 	long wait_s = per + WAIT_SLACK_S;
-	char nbuf[32], wbuf[48], ibuf[48], timebuf[48], pbuf[32];
-	snprintf(nbuf, sizeof nbuf, "%zu", nexp);
-	snprintf(wbuf, sizeof wbuf, "--wait=%ld", wait_s);
-	snprintf(pbuf, sizeof pbuf, "%ld", per);
-	snprintf(ibuf, sizeof ibuf, "--immediate=%ld", per);
-	/* --time is in minutes: the step's own budget, rounded up */
-	snprintf(timebuf, sizeof timebuf, "--time=%ld", (per + wait_s + RUNNER_SLACK_S + 59) / 60);
-	const char *argv[40];
-	int k = 0;
-	argv[k++] = "srun";
-	argv[k++] = "-N";
-	argv[k++] = nbuf;
-	argv[k++] = "-n";
-	argv[k++] = nbuf;
-	argv[k++] = "--ntasks-per-node=1";
-	argv[k++] = "--kill-on-bad-exit=0";
-	argv[k++] = wbuf;
-	argv[k++] = "--mpi=none";
-	argv[k++] = "--job-name=cmax-node-collect";
+	struct argv_list a = { 0 };
+	argv_add(&a, "srun");
+	argv_add(&a, "-N");
+	argv_addf(&a, "%zu", nexp);
+	argv_add(&a, "-n");
+	argv_addf(&a, "%zu", nexp);
+	argv_add(&a, "--ntasks-per-node=1");
+	argv_add(&a, "--kill-on-bad-exit=0");
+	argv_addf(&a, "--wait=%ld", wait_s);
+	argv_add(&a, "--mpi=none");
+	argv_add(&a, "--job-name=cmax-node-collect");
 	if (o->nodes || o->partition || !in_alloc) {
-		argv[k++] = "-w";
-		argv[k++] = expr;
+		argv_add(&a, "-w");
+		argv_add(&a, expr);
 	}
 	if (o->partition) {
-		argv[k++] = "-p";
-		argv[k++] = o->partition;
+		argv_add(&a, "-p");
+		argv_add(&a, o->partition);
 	}
 	if (in_alloc) {
-		argv[k++] = "--overlap"; /* beside whatever the job already runs */
+		argv_add(&a, "--overlap"); /* beside whatever the job already runs */
 	} else {
-		argv[k++] = ibuf;        /* never queue behind other jobs */
-		argv[k++] = timebuf;
+		argv_addf(&a, "--immediate=%ld", per); /* never queue behind other jobs */
+		/* --time is in minutes: the step's own budget, rounded up */
+		argv_addf(&a, "--time=%ld", (per + wait_s + RUNNER_SLACK_S + 59) / 60);
 	}
-	argv[k++] = node_cmd;
-	argv[k++] = "node-collect";
-	argv[k++] = "--timeout";
-	argv[k++] = pbuf;
+	argv_add(&a, node_cmd);
+	argv_add(&a, "node-collect");
+	argv_add(&a, "--timeout");
+	argv_addf(&a, "%ld", per);
 	if (o->profile) {
-		argv[k++] = "--profile";
-		argv[k++] = o->profile;
+		argv_add(&a, "--profile");
+		argv_add(&a, o->profile);
 	}
 	if (o->active)
-		argv[k++] = "--active";
-	argv[k] = NULL;
+		argv_add(&a, "--active");
 
 	long to_s = per + wait_s + RUNNER_SLACK_S;
 	size_t cap = nexp * (size_t)8 << 20;
@@ -205,7 +188,8 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
 			       .cap_err = 256 << 10 };
 	struct cmd_result res;
-	runner_run(argv, &ro, &res);
+	runner_run((const char *const *)a.v, &ro, &res);
+	argv_free(&a);
 	json_array_append_new(ev, cmd_evidence(&res, EXCERPT));
 	char *how = cmd_describe(&res);
 	json_t *got = nodewire_decode(res.out, res.out_len);

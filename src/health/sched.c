@@ -6,6 +6,7 @@
  * someone else's reason is left exactly as it is (an operator's
  * "maintenance" drain must survive a health agent). */
 #include "health/health.h"
+#include "core/argv.h"
 #include "core/clock.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
@@ -55,23 +56,12 @@ static int run(const struct sched_opts *o, struct sched_result *r, const char *c
 	if (!r->commands)
 		r->commands = json_array();
 	if (changes && o->dry_run) {
-		struct strbuf sb = STRBUF_INIT;
-		for (int i = 0; argv[i]; i++) {
-			sb_adds(&sb, i ? " " : "");
-			if (strpbrk(argv[i], " \"'{}$;&|<>*?")) {
-				sb_adds(&sb, "'");
-				for (const char *q = argv[i]; *q; q++)
-					sb_adds(&sb, *q == '\'' ? "'\\''" : (char[2]){ *q, 0 });
-				sb_adds(&sb, "'");
-			} else {
-				sb_adds(&sb, argv[i]);
-			}
-		}
+		char *shown = argv_join_quoted(argv);
 		rec = json_object();
-		json_object_set_new(rec, "command", json_string(sb_str(&sb)));
+		json_object_set_new(rec, "command", json_string(shown));
 		json_object_set_new(rec, "planned", json_true());
 		json_array_append_new(r->commands, rec);
-		sb_free(&sb);
+		free(shown);
 		return 0;
 	}
 	runner_run(argv, &ro, &res);
@@ -96,6 +86,39 @@ static char *fail_line(struct cmd_result *res)
 	return s;
 }
 
+/* Read the node through argv (changes nothing); -1 with r set when that failed. */
+static int read_node(const struct sched_opts *o, struct sched_result *r, const char *const argv[],
+		     struct cmd_result *res)
+{
+	if (run(o, r, argv, 0, res) == 0)
+		return 0;
+	char *f = fail_line(res);
+	set(r, res->outcome == RUN_NOT_FOUND ? ND_NO_SCHEDULER : ND_ERROR, "cannot read node %s: %s", o->node, f);
+	free(f);
+	cmd_result_free(res);
+	return -1;
+}
+
+/* Change the node through argv (only planned under --dry-run): d with
+ * "drained node N<tail>" / "would drain node N<tail>", or ND_ERROR. */
+static void update_node(const struct sched_opts *o, struct sched_result *r, const char *const argv[],
+			enum node_decision d, const char *verb, const char *done, const char *tail)
+{
+	struct cmd_result res;
+	if (o->dry_run) {
+		run(o, r, argv, 1, NULL);
+		set(r, d, "would %s node %s%s", verb, o->node, tail);
+	} else if (run(o, r, argv, 1, &res) == 0) {
+		set(r, d, "%s node %s%s", done, o->node, tail);
+		cmd_result_free(&res);
+	} else {
+		char *f = fail_line(&res);
+		set(r, ND_ERROR, "could not %s node %s: %s", verb, o->node, f);
+		free(f);
+		cmd_result_free(&res);
+	}
+}
+
 /* ---- Slurm ---- */
 
 static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct slurm_node_line *n)
@@ -103,14 +126,8 @@ static int slurm_read(const struct sched_opts *o, struct sched_result *r, struct
 	const char *argv[] = { "scontrol", "show", "node", "-o", o->node, NULL };
 	struct cmd_result res;
 
-	if (run(o, r, argv, 0, &res) < 0) {
-		char *f = fail_line(&res);
-		set(r, res.outcome == RUN_NOT_FOUND ? ND_NO_SCHEDULER : ND_ERROR,
-		    "cannot read node %s: %s", o->node, f);
-		free(f);
-		cmd_result_free(&res);
+	if (read_node(o, r, argv, &res) < 0)
 		return -1;
-	}
 	if (slurm_node_line(res.out, res.out_len, o->node, n) < 0) {
 		set(r, ND_ERROR, "scontrol did not describe node %s", o->node);
 		cmd_result_free(&res);
@@ -137,19 +154,9 @@ static void slurm_isolate(const struct sched_opts *o, const char *reason, struct
 	char *rs = xasprintf("Reason=%s", reason);
 	char *nn = xasprintf("NodeName=%s", o->node);
 	const char *argv[] = { "scontrol", "update", nn, "State=DRAIN", rs, NULL };
-	struct cmd_result res;
-	if (o->dry_run) {
-		run(o, r, argv, 1, NULL);
-		set(r, ND_DRAIN, "would drain node %s (was %s): %s", o->node, n.state, reason);
-	} else if (run(o, r, argv, 1, &res) == 0) {
-		set(r, ND_DRAIN, "drained node %s (was %s): %s", o->node, n.state, reason);
-		cmd_result_free(&res);
-	} else {
-		char *f = fail_line(&res);
-		set(r, ND_ERROR, "could not drain node %s: %s", o->node, f);
-		free(f);
-		cmd_result_free(&res);
-	}
+	char *tail = xasprintf(" (was %s): %s", n.state, reason);
+	update_node(o, r, argv, ND_DRAIN, "drain", "drained", tail);
+	free(tail);
 	free(rs);
 	free(nn);
 }
@@ -171,19 +178,9 @@ static void slurm_resume(const struct sched_opts *o, struct sched_result *r)
 	}
 	char *nn = xasprintf("NodeName=%s", o->node);
 	const char *argv[] = { "scontrol", "update", nn, "State=RESUME", NULL };
-	struct cmd_result res;
-	if (o->dry_run) {
-		run(o, r, argv, 1, NULL);
-		set(r, ND_RESUME, "would resume node %s (cmax's drain: %s)", o->node, n.reason);
-	} else if (run(o, r, argv, 1, &res) == 0) {
-		set(r, ND_RESUME, "resumed node %s (cmax's drain: %s)", o->node, n.reason);
-		cmd_result_free(&res);
-	} else {
-		char *f = fail_line(&res);
-		set(r, ND_ERROR, "could not resume node %s: %s", o->node, f);
-		free(f);
-		cmd_result_free(&res);
-	}
+	char *tail = xasprintf(" (cmax's drain: %s)", n.reason);
+	update_node(o, r, argv, ND_RESUME, "resume", "resumed", tail);
+	free(tail);
 	free(nn);
 }
 
@@ -203,14 +200,8 @@ static int k8s_read(const struct sched_opts *o, struct sched_result *r, struct k
 	size_t i;
 
 	memset(n, 0, sizeof(*n));
-	if (run(o, r, argv, 0, &res) < 0) {
-		char *f = fail_line(&res);
-		set(r, res.outcome == RUN_NOT_FOUND ? ND_NO_SCHEDULER : ND_ERROR,
-		    "cannot read node %s: %s", o->node, f);
-		free(f);
-		cmd_result_free(&res);
+	if (read_node(o, r, argv, &res) < 0)
 		return -1;
-	}
 	doc = json_loadb(res.out, res.out_len, 0, &je);
 	cmd_result_free(&res);
 	if (!json_is_object(doc)) {

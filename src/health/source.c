@@ -6,6 +6,7 @@
  * next (next_marker: one vectorised pass for both) and parses only the
  * line around a hit.  Files are mapped, not copied; nothing is allocated per line. */
 #include "health/health.h"
+#include "core/argv.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 
@@ -267,31 +268,24 @@ static int read_kmsg(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 static int read_journal(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
 			struct hsrc_read *st, char **err)
 {
-	const char *argv[10];
-	char *after = NULL;
-	int k = 0, judge = pos->valid || s->from_start;
+	static const char *const base[] = { "journalctl", "-k", "-o", "short-iso", "--no-pager", "--show-cursor", NULL };
+	struct argv_list a = { 0 };
+	int judge = pos->valid || s->from_start;
 	struct run_opts ro = { .timeout_ms = s->cmd_timeout_ms, .cap_out = 256u << 20 };
 	struct cmd_result res;
 
-	argv[k++] = "journalctl";
-	argv[k++] = "-k";
-	argv[k++] = "-o";
-	argv[k++] = "short-iso";
-	argv[k++] = "--no-pager";
-	argv[k++] = "--show-cursor";
+	argv_add_all(&a, base);
 	if (!judge) {
-		argv[k++] = "-n";	/* the newest entry only, for its cursor */
-		argv[k++] = "1";
+		argv_add(&a, "-n");	/* the newest entry only, for its cursor */
+		argv_add(&a, "1");
 		st->skipped = 1;
 	} else if (pos->valid && pos->cursor[0] && !s->from_start) {
-		after = xasprintf("--after-cursor=%s", pos->cursor);
-		argv[k++] = after;
+		argv_addf(&a, "--after-cursor=%s", pos->cursor);
 	} else {
-		argv[k++] = "-b";
+		argv_add(&a, "-b");
 	}
-	argv[k] = NULL;
-	runner_run(argv, &ro, &res);
-	free(after);
+	runner_run((const char *const *)a.v, &ro, &res);
+	argv_free(&a);
 	if (res.outcome != RUN_EXITED || res.exit_code != 0) {
 		char *d = cmd_describe(&res);
 		*err = xasprintf("journalctl: %s%s%.200s", d, res.err_len ? ": " : "",

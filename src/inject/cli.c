@@ -11,6 +11,7 @@
 #include "core/exitcodes.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
+#include "core/usage.h"
 #include "core/sysroot.h"
 #include "parse/hostlist.h"
 #include "xid/catalog.h"
@@ -145,10 +146,7 @@ struct iopts {
 
 static int uerr(const char *fmt, const char *arg)
 {
-	fputs("cmax inject: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see cmax inject --help)\n", stderr);
-	return EXIT_USAGE;
+	return usage_fail("inject", fmt, arg);
 }
 
 int parse_seconds(const char *s, long min, long max, long *out)

@@ -413,11 +413,7 @@ int inj_plan_run(const struct inj_plan *p, json_t *evidence, char **err)
 			if (evidence)
 				json_array_append_new(evidence, cmd_evidence(&r, 512));
 			if (!cmd_ok(&r)) {
-				char *d = cmd_describe(&r);
-				char *e = err_line(r.err, r.err_len, 240);
-				*err = xasprintf("%s: %s%s%s", r.cmdline, d, *e ? ": " : "", e);
-				free(d);
-				free(e);
+				*err = cmd_failure(&r);
 				rc = -1;
 			}
 			cmd_result_free(&r);

@@ -16,6 +16,7 @@
 #include "core/exitcodes.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
+#include "core/usage.h"
 #include "config.h"
 
 #include <getopt.h>
@@ -79,10 +80,7 @@ struct ropts {
 
 static int uerr(const char *fmt, const char *arg)
 {
-	fputs("cmax reboot-test: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see cmax reboot-test --help)\n", stderr);
-	return EXIT_USAGE;
+	return usage_fail("reboot-test", fmt, arg);
 }
 
 static int parse(int argc, char **argv, struct ropts *o)
@@ -131,13 +129,8 @@ static int parse(int argc, char **argv, struct ropts *o)
 
 static void kubectl(const struct ropts *o, struct argv_list *a, const char *const *rest)
 {
-	argv_add(a, "kubectl");
-	if (o->kubeconfig) {
-		argv_add(a, "--kubeconfig");
-		argv_add(a, o->kubeconfig);
-	}
-	for (; *rest; rest++)
-		argv_add(a, *rest);
+	sched_kubectl(a, o->kubeconfig);
+	argv_add_all(a, rest);
 }
 
 enum rstep { RS_BOOTID, RS_CORDON, RS_DRAIN, RS_REBOOT, RS_CANCEL, RS_UNCORDON, RS__COUNT };
@@ -171,14 +164,12 @@ static void step_argv(const struct ropts *o, const struct sched *s, enum rstep k
 		} else {
 			const char *r[] = { "scontrol", "reboot", "ASAP", "nextstate=RESUME", "reason=cmax reboot-test",
 					    o->node, NULL };
-			for (const char *const *p = r; *p; p++)
-				argv_add(a, *p);
+			argv_add_all(a, r);
 		}
 		break;
 	case RS_CANCEL: {
 		const char *r[] = { "scontrol", "cancel_reboot", o->node, NULL };
-		for (const char *const *p = r; *p; p++)
-			argv_add(a, *p);
+		argv_add_all(a, r);
 		break;
 	}
 	case RS_UNCORDON: {
@@ -243,13 +234,8 @@ static int run_step(struct rrun *r, enum rstep k, int timeout_ms, char **out, ch
 	int ok = cmd_ok(&res);
 	if (out)
 		*out = xstrdup(res.out ? res.out : "");
-	if (!ok && err) {
-		char *d = cmd_describe(&res);
-		char *e = err_line(res.err, res.err_len, 240);
-		*err = xasprintf("%s: %s%s%s", res.cmdline, d, *e ? ": " : "", e);
-		free(d);
-		free(e);
-	}
+	if (!ok && err)
+		*err = cmd_failure(&res);
 	cmd_result_free(&res);
 	argv_free(&a);
 	return ok;

@@ -10,51 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-void argv_add(struct argv_list *a, const char *s)
-{
-	if (a->n + 2 > a->cap) {
-		a->cap = a->cap ? a->cap * 2 : 16;
-		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
-	}
-	a->v[a->n++] = xstrdup(s);
-	a->v[a->n] = NULL;
-}
-
-void argv_free(struct argv_list *a)
-{
-	for (size_t i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	memset(a, 0, sizeof *a);
-}
-
-/* Shell-quoted for display (the runner never uses a shell). */
-char *argv_display(const struct argv_list *a)
-{
-	struct strbuf sb = STRBUF_INIT;
-	for (size_t i = 0; i < a->n; i++) {
-		const char *s = a->v[i];
-		int plain = *s != 0;
-		for (const char *p = s; *p && plain; p++)
-			plain = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,@%+", *p) != NULL;
-		if (i)
-			sb_adds(&sb, " ");
-		if (plain) {
-			sb_adds(&sb, s);
-			continue;
-		}
-		sb_adds(&sb, "'");
-		for (const char *p = s; *p; p++) {
-			if (*p == '\'')
-				sb_adds(&sb, "'\\''");
-			else
-				sb_add(&sb, p, 1);
-		}
-		sb_adds(&sb, "'");
-	}
-	return sb_detach(&sb);
-}
-
 char *err_line(const char *s, size_t len, size_t max)
 {
 	char *e = str_excerpt(s ? s : "", s ? len : 0, max);
@@ -70,19 +25,29 @@ char *err_line(const char *s, size_t len, size_t max)
 	return sb_detach(&sb);
 }
 
-static void kubectl_base(const struct sched *s, struct argv_list *a)
+char *cmd_failure(const struct cmd_result *r)
+{
+	char *d = cmd_describe(r);
+	char *e = err_line(r->err, r->err_len, 240);
+	char *line = xasprintf("%s: %s%s%s", r->cmdline, d, *e ? ": " : "", e);
+	free(d);
+	free(e);
+	return line;
+}
+
+void sched_kubectl(struct argv_list *a, const char *kubeconfig)
 {
 	argv_add(a, "kubectl");
-	if (s->kubeconfig) {
+	if (kubeconfig) {
 		argv_add(a, "--kubeconfig");
-		argv_add(a, s->kubeconfig);
+		argv_add(a, kubeconfig);
 	}
 }
 
 void sched_poll_argv(const struct sched *s, struct argv_list *a)
 {
 	if (s->k8s) {
-		kubectl_base(s, a);
+		sched_kubectl(a, s->kubeconfig);
 		argv_add(a, "get");
 		argv_add(a, "node");
 		argv_add(a, s->node);
@@ -131,13 +96,8 @@ int sched_poll(const struct sched *s, struct node_view *v, char **err)
 		v->ready = -1;
 	} else {
 		rc = -1;
-		if (err) {
-			char *d = cmd_describe(&r);
-			char *e = err_line(r.err, r.err_len, 240);
-			*err = xasprintf("%s: %s%s%s", r.cmdline, d, *e ? ": " : "", e);
-			free(d);
-			free(e);
-		}
+		if (err)
+			*err = cmd_failure(&r);
 	}
 	cmd_result_free(&r);
 	argv_free(&a);
@@ -165,11 +125,9 @@ void sched_on_node(const struct sched *s, int local, const char *const *cmd, str
 {
 	if (!local && s->k8s) {
 		/* a privileged debug pod with the host's root at /host */
-		kubectl_base(s, out);
+		sched_kubectl(out, s->kubeconfig);
 		argv_add(out, "debug");
-		char *n = xasprintf("node/%s", s->node);
-		argv_add(out, n);
-		free(n);
+		argv_addf(out, "node/%s", s->node);
 		argv_add(out, "-q");
 		argv_add(out, "--profile=sysadmin");
 		argv_add(out, "--image");
@@ -186,8 +144,7 @@ void sched_on_node(const struct sched *s, int local, const char *const *cmd, str
 		if (getenv("SLURM_JOB_ID"))
 			argv_add(out, "--overlap");
 	}
-	for (; *cmd; cmd++)
-		argv_add(out, *cmd);
+	argv_add_all(out, cmd);
 }
 
 static int run_argv(struct argv_list *a, int timeout_ms, struct cmd_result *r)
@@ -208,11 +165,10 @@ static int k8s_pod_probe(const struct sched *s, char **detail)
 			     "\"resources\":{\"limits\":{\"nvidia.com/gpu\":\"1\"}}}]}}",
 			     s->node, name, s->probe_image ? s->probe_image : SCHED_PROBE_IMAGE);
 	struct argv_list a = { 0 };
-	kubectl_base(s, &a);
+	sched_kubectl(&a, s->kubeconfig);
 	const char *run[] = { "run", name, "--restart=Never", "--image",
 			      s->probe_image ? s->probe_image : SCHED_PROBE_IMAGE, "--overrides", ov, NULL };
-	for (const char *const *p = run; *p; p++)
-		argv_add(&a, *p);
+	argv_add_all(&a, run);
 	struct cmd_result r;
 	int ok = run_argv(&a, 30000, &r);
 	argv_free(&a);
@@ -229,10 +185,9 @@ static int k8s_pod_probe(const struct sched *s, char **detail)
 	int result = 0;
 	char phase[32] = "";
 	for (int i = 0; i < 120; i++) {
-		kubectl_base(s, &a);
+		sched_kubectl(&a, s->kubeconfig);
 		const char *get[] = { "get", "pod", name, "-o", "jsonpath={.status.phase}", NULL };
-		for (const char *const *p = get; *p; p++)
-			argv_add(&a, *p);
+		argv_add_all(&a, get);
 		ok = run_argv(&a, 10000, &r);
 		argv_free(&a);
 		snprintf(phase, sizeof phase, "%s", ok ? str_trim(r.out) : "?");
@@ -246,10 +201,9 @@ static int k8s_pod_probe(const struct sched *s, char **detail)
 		usleep(1000 * 1000);
 	}
 	*detail = xasprintf("pod %s running nvidia-smi on %s: %s", name, s->node, phase[0] ? phase : "no phase");
-	kubectl_base(s, &a);
+	sched_kubectl(&a, s->kubeconfig);
 	const char *del[] = { "delete", "pod", name, "--wait=false", "--ignore-not-found", NULL };
-	for (const char *const *p = del; *p; p++)
-		argv_add(&a, *p);
+	argv_add_all(&a, del);
 	run_argv(&a, 30000, &r);
 	cmd_result_free(&r);
 	argv_free(&a);
@@ -265,11 +219,13 @@ int sched_probe(const struct sched *s, char **detail)
 	sched_on_node(s, 0, cmd, &a);
 	struct cmd_result r;
 	int ok = run_argv(&a, 30000, &r);
-	char *d = cmd_describe(&r);
-	char *e = err_line(r.err, r.err_len, 240);
-	*detail = xasprintf("%s: %s%s%s", r.cmdline, d, ok || !*e ? "" : ": ", ok ? "" : e);
-	free(d);
-	free(e);
+	if (ok) {
+		char *d = cmd_describe(&r);
+		*detail = xasprintf("%s: %s", r.cmdline, d);
+		free(d);
+	} else {
+		*detail = cmd_failure(&r);
+	}
 	cmd_result_free(&r);
 	argv_free(&a);
 	return ok;

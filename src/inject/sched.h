@@ -4,20 +4,16 @@
 #define CMAX_INJECT_SCHED_H
 #include <stddef.h>
 
+#include "core/argv.h"
 #include "inject.h"
 
 #define SCHED_PROBE_IMAGE "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
 
-/* A NULL-terminated argv that owns its strings. */
-struct argv_list {
-	char **v;
-	size_t n, cap;
-};
-void argv_add(struct argv_list *a, const char *s);
-void argv_free(struct argv_list *a);
-char *argv_display(const struct argv_list *a);	/* shell-quoted, for people */
 /* A tool's stderr, cut to max bytes, as one line (" | " between lines); malloc'd. */
 char *err_line(const char *s, size_t len, size_t max);
+struct cmd_result;
+/* "CMDLINE: exit 1 in 12 ms: first stderr line" for a command that failed; malloc'd. */
+char *cmd_failure(const struct cmd_result *r);
 
 struct sched {
 	int k8s;
@@ -29,6 +25,8 @@ struct sched {
 	const char *debug_image;	/* k8s: the kubectl debug pod */
 };
 
+/* "kubectl [--kubeconfig FILE]" */
+void sched_kubectl(struct argv_list *a, const char *kubeconfig);
 void sched_poll_argv(const struct sched *s, struct argv_list *a);
 /* 0 with *v filled (found = 0 when the scheduler does not know the node),
  * -1 when the scheduler could not be read (*err says why, malloc'd). */

@@ -14,6 +14,7 @@
 #include "core/datafile.h"
 #include "core/exitcodes.h"
 #include "core/strbuf.h"
+#include "core/usage.h"
 #include "rate/rate.h"
 #include "rate/score.h"
 #include "report/report.h"
@@ -58,10 +59,7 @@ static void usage(FILE *out)
 
 static int usage_error(const char *fmt, const char *arg)
 {
-	fputs("cmax rate: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see cmax rate --help)\n", stderr);
-	return EXIT_USAGE;
+	return usage_fail("rate", fmt, arg);
 }
 
 enum {

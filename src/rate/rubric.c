@@ -311,16 +311,26 @@ static int parse_item(struct vctx *v, struct r_item *it, const json_t *o, const 
 	return 0;
 }
 
+/* An entry of a list of mappings with an id: named "list[N]" in messages
+ * until its id is read, then "label ID". */
+static int entry_id(struct vctx *v, const json_t *o, const char *list, size_t idx, const char *label,
+		    const char **id, char *where, size_t wn)
+{
+	snprintf(where, wn, "%s[%zu]", list, idx + 1);
+	if (!json_is_object(o))
+		return bad(v, where, "must be a mapping");
+	if (get_str(v, o, "id", where, 1, id))
+		return -1;
+	snprintf(where, wn, "%s %s", label, *id);
+	return 0;
+}
+
 static int parse_category(struct vctx *v, struct r_category *c, const json_t *o, size_t idx)
 {
 	static const char *const keys[] = { "id", "name", "weight", "items", "note", NULL };
 	char where[96];
-	snprintf(where, sizeof where, "categories[%zu]", idx + 1);
-	if (!json_is_object(o))
-		return bad(v, where, "must be a mapping");
-	if (get_str(v, o, "id", where, 1, &c->id))
+	if (entry_id(v, o, "categories", idx, "category", &c->id, where, sizeof where))
 		return -1;
-	snprintf(where, sizeof where, "category %s", c->id);
 	if (check_keys(v, o, where, keys) || get_str(v, o, "name", where, 0, &c->name) ||
 	    get_num(v, o, "weight", where, 1, 0, 1e6, &c->weight, NULL))
 		return -1;
@@ -346,12 +356,8 @@ static int parse_disq(struct vctx *v, struct r_disq *d, const json_t *o, size_t 
 	static const char *const keys[] = { "id", "name", "note", "cap", "kind", "rows", "statuses", "fields",
 					    "current", NULL };
 	char where[96];
-	snprintf(where, sizeof where, "disqualifiers[%zu]", idx + 1);
-	if (!json_is_object(o))
-		return bad(v, where, "must be a mapping");
-	if (get_str(v, o, "id", where, 1, &d->id))
+	if (entry_id(v, o, "disqualifiers", idx, "disqualifier", &d->id, where, sizeof where))
 		return -1;
-	snprintf(where, sizeof where, "disqualifier %s", d->id);
 	const char *cap, *kind;
 	if (check_keys(v, o, where, keys) || get_str(v, o, "name", where, 1, &d->name) ||
 	    get_str(v, o, "note", where, 0, &d->note) || get_str(v, o, "cap", where, 1, &cap) ||

@@ -7,6 +7,7 @@
 #include "core/datafile.h"
 #include "core/exitcodes.h"
 #include "core/strbuf.h"
+#include "core/usage.h"
 #include "core/yamljson.h"
 
 #include <errno.h>
@@ -116,10 +117,7 @@ struct opts {
 
 static int uerr(const char *fmt, const char *arg)
 {
-	fputs("cmax sla: ", stderr);
-	fprintf(stderr, fmt, arg);
-	fputs(" (see cmax sla --help)\n", stderr);
-	return EXIT_USAGE;
+	return usage_fail("sla", fmt, arg);
 }
 
 static int count_arg(const char *s, long *out)

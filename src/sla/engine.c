@@ -295,71 +295,58 @@ static size_t need(size_t n, double frac)
 	return k < 1 ? 1 : k;
 }
 
+/* Where at least k of base[first .. first + count) cover time at once. */
+static void sweep_range(struct pset *base, size_t first, size_t count, size_t k, struct pset *out)
+{
+	struct pset **sets = xmalloc(count * sizeof *sets);
+	for (size_t i = 0; i < count; i++)
+		sets[i] = &base[first + i];
+	sweep(sets, count, k, out);
+	free(sets);
+}
+
+/* Candidates of unit u of scope s where k of the children in base[first ..
+   first + count) are down at once, marked with the rule that made them. */
+static void derive_rule(struct ctx *c, enum sla_scope s, size_t u, struct pset *base, size_t first, size_t count,
+			size_t k, unsigned rule)
+{
+	struct pset out = { 0 };
+	sweep_range(base, first, count, k, &out);
+	for (size_t i = 0; i < out.n; i++)
+		cand_add(&c->cand[s][u], (struct cand){ out.v[i].s, out.v[i].e, rule, 0, 0, 0, -1 });
+	free(out.v);
+}
+
 /* Derived candidates of a scope unit: k children down at once (rule), and
    the intersection of its nodes' exclusions. */
 static void derive(struct ctx *c, enum sla_scope s, size_t u)
 {
 	const struct sla_unit *un = &c->l->u[s][u];
 	struct sla_unit_result *ur = &c->r->r[s][u];
-	struct pset out = { 0 };
-	struct pset **sets;
 	if (s == SC_RACK) {
 		enum sla_system sys = un->system;
 		size_t k = c->d->rack_min_nodes[sys] ? (size_t)c->d->rack_min_nodes[sys] : need(un->count, c->d->rack_min_fraction[sys]);
 		ur->threshold = (int)k;
-		sets = xmalloc(un->count * sizeof *sets);
-		for (size_t i = 0; i < un->count; i++)
-			sets[i] = &c->net[SC_NODE][un->first + i];
-		sweep(sets, un->count, k, &out);
-		free(sets);
-		for (size_t i = 0; i < out.n; i++)
-			cand_add(&c->cand[s][u], (struct cand){ out.v[i].s, out.v[i].e, RULE_NODES, 0, 0, 0, -1 });
-		out.n = 0;
+		derive_rule(c, s, u, c->net[SC_NODE], un->first, un->count, k, RULE_NODES);
 	} else if (s == SC_CLUSTER) {
 		double fr = c->d->cluster_min_racks_fraction, fn = c->d->cluster_min_nodes_fraction;
 		if (fr > 0) {
 			size_t k = need(un->count, fr);
 			ur->threshold = (int)k;
-			sets = xmalloc(un->count * sizeof *sets);
-			for (size_t i = 0; i < un->count; i++)
-				sets[i] = &c->net[SC_RACK][un->first + i];
-			sweep(sets, un->count, k, &out);
-			free(sets);
-			for (size_t i = 0; i < out.n; i++)
-				cand_add(&c->cand[s][u], (struct cand){ out.v[i].s, out.v[i].e, RULE_RACKS, 0, 0, 0, -1 });
-			out.n = 0;
+			derive_rule(c, s, u, c->net[SC_RACK], un->first, un->count, k, RULE_RACKS);
 		}
 		if (fn > 0) {
 			size_t k = need(un->node_count, fn);
 			ur->threshold_nodes = (int)k;
-			sets = xmalloc(un->node_count * sizeof *sets);
-			for (size_t i = 0; i < un->node_count; i++)
-				sets[i] = &c->net[SC_NODE][un->node_first + i];
-			sweep(sets, un->node_count, k, &out);
-			free(sets);
-			for (size_t i = 0; i < out.n; i++)
-				cand_add(&c->cand[s][u], (struct cand){ out.v[i].s, out.v[i].e, RULE_NODES, 0, 0, 0, -1 });
-			out.n = 0;
+			derive_rule(c, s, u, c->net[SC_NODE], un->node_first, un->node_count, k, RULE_NODES);
 		}
 	} else {
 		size_t k = need(un->count, c->d->site_min_clusters_fraction);
 		ur->threshold = (int)k;
-		sets = xmalloc(un->count * sizeof *sets);
-		for (size_t i = 0; i < un->count; i++)
-			sets[i] = &c->net[SC_CLUSTER][un->first + i];
-		sweep(sets, un->count, k, &out);
-		free(sets);
-		for (size_t i = 0; i < out.n; i++)
-			cand_add(&c->cand[s][u], (struct cand){ out.v[i].s, out.v[i].e, RULE_CLUSTERS, 0, 0, 0, -1 });
-		out.n = 0;
+		derive_rule(c, s, u, c->net[SC_CLUSTER], un->first, un->count, k, RULE_CLUSTERS);
 	}
-	free(out.v);
 	/* the unit is excluded when every node of it is */
-	sets = xmalloc(un->node_count * sizeof *sets);
-	for (size_t i = 0; i < un->node_count; i++)
-		sets[i] = &c->excl[SC_NODE][un->node_first + i];
-	sweep(sets, un->node_count, un->node_count, &c->excl[s][u]);
-	free(sets);
+	sweep_range(c->excl[SC_NODE], un->node_first, un->node_count, un->node_count, &c->excl[s][u]);
 }
 
 static int accepted(const struct sla_level *lv, const char *kind)

@@ -7,6 +7,8 @@
 
 /* Next line of buf: *line / *n (without the newline or a trailing CR); 0 at the end. */
 int sla_next_line(const char *buf, size_t len, size_t *pos, const char **line, size_t *n);
+/* The same, past blank lines (white space only); *lineno counts every line read. */
+int sla_next_text_line(const char *buf, size_t len, size_t *pos, long *lineno, const char **line, size_t *n);
 
 /* A node field that may be a hostlist ("gpu[001-003]"): array of names;
  * NULL with *why (static) when the list does not expand. */

@@ -83,13 +83,7 @@ int sla_parse_sacctmgr(const char *buf, size_t len, struct sla_parse *p, char **
 	long lineno = 0, good = 0;
 	const char *l;
 	size_t n;
-	while (sla_next_line(buf, len, &pos, &l, &n)) {
-		lineno++;
-		size_t k = 0;
-		while (k < n && isspace((unsigned char)l[k]))
-			k++;
-		if (k == n)
-			continue;
+	while (sla_next_text_line(buf, len, &pos, &lineno, &l, &n)) {
 		struct fields f;
 		split(l, n, &f);
 		/* -p: decided by the first line, a header ending in '|' or 8 default fields */

@@ -316,13 +316,7 @@ int sla_parse_slurmctld(const char *buf, size_t len, struct sla_parse *p, char *
 	long lineno = 0, stamped = 0;
 	const char *l;
 	size_t n;
-	while (sla_next_line(buf, len, &pos, &l, &n)) {
-		lineno++;
-		size_t k = 0;
-		while (k < n && isspace((unsigned char)l[k]))
-			k++;
-		if (k == n)
-			continue;
+	while (sla_next_text_line(buf, len, &pos, &lineno, &l, &n)) {
 		p->records++;
 		char *src = sla_src_line(p, lineno);
 		char *line = xstrndup(l, n);

@@ -4,6 +4,7 @@
 #include "core/strbuf.h"
 #include "parse/hostlist.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,17 @@ int sla_next_line(const char *buf, size_t len, size_t *pos, const char **line, s
 	*line = s;
 	*n = k;
 	return 1;
+}
+
+int sla_next_text_line(const char *buf, size_t len, size_t *pos, long *lineno, const char **line, size_t *n)
+{
+	while (sla_next_line(buf, len, pos, line, n)) {
+		++*lineno;
+		for (size_t k = 0; k < *n; k++)
+			if (!isspace((unsigned char)(*line)[k]))
+				return 1;
+	}
+	return 0;
 }
 
 json_t *sla_node_names(const char *expr, const char **why)

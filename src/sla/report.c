@@ -566,6 +566,7 @@ json_t *sla_report_json(const struct sla_run *r)
 	const struct sla_result *res = r->res;
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cmax.sla/1"));
+	json_object_set_new(doc, "tool", json_string("cmax"));
 	json_object_set_new(doc, "tool_version", json_string(CMAX_VERSION));
 	json_t *p = json_object();
 	json_object_set_new(p, "label", json_string(r->period_label));

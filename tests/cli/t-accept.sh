@@ -271,4 +271,8 @@ for o in --var --only --dry-run --yes --from-results --output-dir --previous --d
 done
 check "--help lists every option${missing:+ (missing:$missing)}" test -z "$missing"
 jflush
+# every accept document above against docs/schema/accept.schema.json and what a schema cannot say
+check "every accept --json document and accept.json validates (tests/contract/validate-verdicts.py)" \
+	"$PY" "$SRCDIR/tests/contract/validate-verdicts.py" "$TMP"/{pass,pass-ev,missing,a1,a2,g1}.json "$TMP/keep.rejudge" \
+	"$O/accept.json" "$O2/accept.json" "$TMP/int/accept.json" "$TMP/empty/cmax-accept-20261130-120000/accept.json"
 done_testing

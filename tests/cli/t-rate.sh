@@ -268,4 +268,7 @@ check "attestation with an unknown key: warned, still rated" \
 	bash -c "[ $rc -eq 0 ] && grep -q \"warning: attestation .*unknown key 'favourite_colour' ignored\" '$TMP/err' && grep -q favourite_colour '$TMP/odd.json'"
 "$CMAX" rate "$TMP/base/audit.json" --attestation "$SRCDIR/examples/attestation-example.yaml" >/dev/null 2>"$TMP/err"; rc=$?
 check "the example attestation validates without a warning" test "$rc $(lines_of "$TMP/err")" = "0 0"
+# --- every document above against docs/schema/rate*.schema.json and what a schema cannot say
+check "every rate --json document validates (tests/contract/validate-verdicts.py)" python3 "$SRCDIR/tests/contract/validate-verdicts.py" \
+	"$TMP"/{base,flags,dq-acs,dq-gpudirect,dq-older-gpus,dq-no-soc2,dq-billing,not-assessed,missing,duplicate,unavailable,att-only,underperforming,alt,cmp,run,out,odd}.json "$TMP/strict.out"
 done_testing

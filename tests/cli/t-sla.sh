@@ -286,4 +286,13 @@ check "--nodes shorthand: 0" test "$(rc_of --events nvl72/three-trays.csv --node
 expect "$TMP/out" \
 	"shorthand: 4 racks in 2 clusters" '[d["layout"]["racks"], d["layout"]["clusters"]]' '[4, 2]' \
 	"shorthand: rack02 down 1h30 of a 24 h period" '[unit("rack","rack02")["downtime_s"], unit("rack","rack02")["availability_pct"]]' '[5400, 93.75]'
+# --- the documents above (three rerun: they went to $TMP/out) and one with availability unknown
+# (r02 excluded the whole month) against docs/schema/sla.schema.json and what a schema cannot say
+"$CMAX" sla --events hgx/slurmctld.log $HG --level gold --price-per-gpu-hour 2.5 --json >"$TMP/gold.json"
+"$CMAX" sla formats/k8s-events.json formats/k8s-nodes.json formats/inject.json formats/reboot.json formats/events.csv formats/events.json $FM --json >"$TMP/six.json"
+"$CMAX" sla --events nvl72/three-trays.csv $NV --level "$TMP/platinum.yaml" --json >"$TMP/platinum.json"
+printf 'windows: [{start: "2026-10-01T00:00:00Z", end: "2026-12-02T00:00:00Z", kind: maintenance, scope: r02}]\n' >"$TMP/month.yaml"
+"$CMAX" sla --events nvl72/three-trays.csv $NV --exclusions "$TMP/month.yaml" --json >"$TMP/unknown.json"
+check "every sla --json document validates (tests/contract/validate-verdicts.py)" "$PY" "$SRCDIR/tests/contract/validate-verdicts.py" \
+	"$TMP"/{two,three,psv,report,gold,six,platinum,unknown}.json "$TMP/out"
 done_testing

@@ -26,7 +26,20 @@ case $fakecmd in
 *) fakecmd=$(cd "$(dirname "$fakecmd")" && pwd)/$(basename "$fakecmd") ;;
 esac
 
+# Only ever clear a directory this script made: a wrong or empty variable in
+# a caller (OUT_BIN_DIR "/bin") must not delete a system's symlinks.
+case $out in
+"" | / | /bin | /bin/ | /usr/bin | /usr/bin/ | /sbin | /usr/sbin | /usr/local/bin)
+	echo "$0: refusing to use $out as a fake bin directory" >&2
+	exit 2
+	;;
+esac
+if [ -d "$out" ] && [ ! -e "$out/.cmax-fakebin" ] && [ -n "$(ls -A "$out")" ]; then
+	echo "$0: $out is not empty and was not made by mkbin.sh: refusing to clear it" >&2
+	exit 2
+fi
 mkdir -p "$out"
+: >"$out/.cmax-fakebin"
 for l in "$out"/* "$out"/.[!.]*; do
 	if [ -L "$l" ]; then
 		rm -f "$l"

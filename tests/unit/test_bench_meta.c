@@ -317,15 +317,7 @@ static void test_srun_parse(void)
 	srun_parse("srun: launching StepId=9", 24, &si);
 	T_OK(!si.step && si.ntasks == 0, "a cut line is not a launch");
 	srun_info_free(&si);
-
-	struct bench_argv v = { 0 };
-	bargv_add(&v, xstrdup("srun"));
-	bargv_add(&v, xstrdup("--output=/x/a.%t.json"));
-	bargv_add(&v, xstrdup("/mnt/my dir/it's"));
-	char *j = bargv_join(&v);
-	T_STREQ(j, "srun --output=/x/a.%t.json '/mnt/my dir/it'\\''s'", "argv joined paste-safe");
-	free(j);
-	bargv_free(&v);
+	/* the argv joined paste-safe: tests/unit/test_argv.c */
 }
 
 /* ---- per-node fio figures into one ----------------------------------------- */
@@ -395,13 +387,13 @@ static void test_slurm_init(const char *dir)
 	bench_slurm_free(&S);
 	T_INTEQ(bench_slurm_init(&S, "x", 0, 4, "p1", 1, 1, NULL, &err), 0, "--nodes 4 outside: srun takes them");
 	T_OK(S.active && !S.in_alloc && S.max_nodes == 4 && !S.nodes, "outside: 4 nodes, none named");
-	struct bench_argv v = { 0 };
+	struct argv_list v = { 0 };
 	bench_srun_prefix(&v, &S, 2, 100);
-	char *j = bargv_join(&v);
+	char *j = argv_display(&v);
 	T_OK(strstr(j, "srun -v --nodes=2 --ntasks=2 --ntasks-per-node=1 --kill-on-bad-exit=0 --wait=100 ") &&
 	     strstr(j, " --immediate=30 --time=4 --partition=p1") && !strstr(j, "--overlap"), "outside: %s", j);
 	free(j);
-	bargv_free(&v);
+	argv_free(&v);
 	bench_slurm_free(&S);
 
 	setenv("SLURM_JOB_ID", "42", 1);
@@ -410,10 +402,10 @@ static void test_slurm_init(const char *dir)
 	T_OK(S.active && S.in_alloc && S.max_nodes == 3, "all 3 nodes of the allocation");
 	T_STREQ(bench_slurm_node(&S, 2), "gpu09", "named in order, padding kept");
 	bench_srun_prefix(&v, &S, 2, 60);
-	j = bargv_join(&v);
+	j = argv_display(&v);
 	T_OK(strstr(j, " --nodelist=gpu07,gpu08 --overlap") && !strstr(j, "--immediate"), "in the allocation: %s", j);
 	free(j);
-	bargv_free(&v);
+	argv_free(&v);
 	bench_slurm_free(&S);
 	T_INTEQ(bench_slurm_init(&S, "x", 0, 5, NULL, 1, 1, NULL, &err), -1, "--nodes 5 in a 3-node job: usage error");
 	T_OK(err && strstr(err, "has 3 nodes"), "says how many: %s", err ? err : "");

@@ -84,15 +84,6 @@ static void test_sacctmgr(void)
 	    "gpu2|2026-11-03T00:00:00|Unknown|DRAIN|\n");
 	T_INTEQ(r.rc == 0 && r.ev.n == 2 && json_array_size(r.p.malformed) == 0, 1, "-p: trailing bars, a custom format");
 	done(&r);
-	run(&r, SF_SACCTMGR, "   Cluster        NodeName           TimeStart             TimeEnd\n---------- --------------- ------------------- -------------------\n");
-	T_OK(r.rc < 0 && strstr(r.err, "-P"), "table output refused with the fix: %s", r.err ? r.err : "");
-	done(&r);
-	run(&r, SF_SACCTMGR, "Cluster|TimeStart|State\n");
-	T_OK(r.rc < 0 && strstr(r.err, "NodeName, TimeStart and TimeEnd"), "header without NodeName: %s", r.err ? r.err : "");
-	done(&r);
-	run(&r, SF_SACCTMGR, "Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User\na|b|c|d|e|f|g\n");
-	T_OK(r.rc < 0 && strstr(r.err, "no line could be read"), "nothing readable: refused: %s", r.err ? r.err : "");
-	done(&r);
 }
 
 static void test_slurmctld(void)
@@ -144,9 +135,6 @@ static void test_slurmctld(void)
 	T_OK(json_array_size(r.p.malformed) == 1 && strstr(why(&r, 0), "time goes backwards"), "listed: %s",
 	     json_array_size(r.p.malformed) ? why(&r, 0) : "");
 	done(&r);
-	run(&r, SF_SLURMCTLD, "hello\nworld\n");
-	T_OK(r.rc < 0 && strstr(r.err, "no line has a slurmctld time stamp"), "not a log: %s", r.err ? r.err : "");
-	done(&r);
 }
 
 static void test_k8s(void)
@@ -183,9 +171,6 @@ static void test_k8s(void)
 	T_INTEQ(r.ev.n ? r.ev.v[0].start : 0, T("2026-11-30T22:00:00Z"), "since lastTransitionTime");
 	T_INTEQ(json_array_size(r.p.notes), 1, "cordoned without a time: a note");
 	done(&r);
-	run(&r, SF_K8S_NODES, "{\"kind\": \"Pod\"}");
-	T_OK(r.rc < 0, "not nodes: refused");
-	done(&r);
 }
 
 static void test_timeline(void)
@@ -199,9 +184,6 @@ static void test_timeline(void)
 	T_STREQ(r.ev.n ? r.ev.v[0].state : NULL, "Cordoned", "k8s isolation is a cordon");
 	T_INTEQ(r.ev.n ? r.ev.v[0].end : 0, T("2026-11-07T12:05:00Z"), "counted to the end of observation");
 	T_OK(r.ev.n && r.ev.v[0].note && strstr(r.ev.v[0].note, "lower bound"), "said so");
-	done(&r);
-	run(&r, SF_TIMELINE, "{\"schema\": \"cmax.inject/1\", \"dry_run\": true, \"node\": \"n1\"}");
-	T_OK(r.rc < 0 && strstr(r.err, "dry run"), "a dry run has no timeline: %s", r.err ? r.err : "");
 	done(&r);
 	run(&r, SF_TIMELINE,
 	    "{\"schema\": \"cmax.reboot-test/1\", \"node\": \"n2\", \"scheduler\": \"k8s\", \"events\": ["
@@ -232,18 +214,42 @@ static void test_neutral(void)
 	T_INTEQ(json_array_size(r.p.malformed), 2, "backwards and unterminated listed");
 	T_STREQ(msrc(&r, 0), "f:5", "line numbers count the quoted newline");
 	done(&r);
-	run(&r, SF_CSV, "host,when\nx,y\n");
-	T_OK(r.rc < 0 && strstr(r.err, "node, start and end"), "a header without node/start/end: %s", r.err ? r.err : "");
-	done(&r);
 	run(&r, SF_JSON, "[{\"node\": \"n1\", \"start\": \"2026-11-01T00:00:00Z\", \"end\": \"2026-11-01T00:30:00Z\"}, "
 			 "{\"node\": \"n2\", \"start\": \"2026-11-01T00:00:00Z\", \"state\": 5}, {\"start\": \"2026-11-01\"}]");
 	T_INTEQ(r.rc == 0 && r.ev.n == 1, 1, "JSON: a bare array");
 	T_INTEQ(json_array_size(r.p.malformed), 2, "a number for a state and a missing node listed");
 	T_STREQ(msrc(&r, 1), "f#/2", "JSON pointer source");
 	done(&r);
-	run(&r, SF_JSON, "{\"schema\": \"cmax.sla-events/2\", \"events\": []}");
-	T_OK(r.rc < 0 && strstr(r.err, "cmax.sla-events/1"), "another schema version refused: %s", r.err ? r.err : "");
-	done(&r);
+}
+
+/* Whole inputs refused, each with a one-line reason that says what to fix. */
+static void test_refused(void)
+{
+	static const struct {
+		enum sla_format f;
+		const char *text, *says, *what;
+	} cases[] = {
+		{ SF_SACCTMGR,
+		  "   Cluster        NodeName           TimeStart             TimeEnd\n"
+		  "---------- --------------- ------------------- -------------------\n",
+		  "-P", "table output refused with the fix" },
+		{ SF_SACCTMGR, "Cluster|TimeStart|State\n", "NodeName, TimeStart and TimeEnd", "header without NodeName" },
+		{ SF_SACCTMGR, "Cluster|NodeName|TimeStart|TimeEnd|State|Reason|User\na|b|c|d|e|f|g\n", "no line could be read",
+		  "nothing readable: refused" },
+		{ SF_SLURMCTLD, "hello\nworld\n", "no line has a slurmctld time stamp", "not a log" },
+		{ SF_K8S_NODES, "{\"kind\": \"Pod\"}", "", "not nodes: refused" },
+		{ SF_TIMELINE, "{\"schema\": \"cmax.inject/1\", \"dry_run\": true, \"node\": \"n1\"}", "dry run",
+		  "a dry run has no timeline" },
+		{ SF_CSV, "host,when\nx,y\n", "node, start and end", "a header without node/start/end" },
+		{ SF_JSON, "{\"schema\": \"cmax.sla-events/2\", \"events\": []}", "cmax.sla-events/1",
+		  "another schema version refused" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct run r;
+		run(&r, cases[i].f, cases[i].text);
+		T_OK(r.rc < 0 && r.err && strstr(r.err, cases[i].says), "%s: %s", cases[i].what, r.err ? r.err : "");
+		done(&r);
+	}
 }
 
 static void test_detect(void)
@@ -281,6 +287,7 @@ int main(void)
 	test_k8s();
 	test_timeline();
 	test_neutral();
+	test_refused();
 	test_detect();
 	return t_done();
 }
