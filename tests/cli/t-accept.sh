@@ -135,10 +135,10 @@ VARS=(--var "ROOT=$H/h100-healthy/root" --var "DIR=$SCR")
 # attempt 1 cannot run the benchmark (no such directory); attempt 2 runs only that
 O=$TMP/r1
 check "run, attempt 1: exit 2" \
-	test "$(rc_of fx accept "$FX/run.yaml" --var "ROOT=$H/h100-healthy/root" --var DIR=/nonexistent --yes --output-dir "$O")" = 2
+	test "$(rc_of fx accept "$FX/run.yaml" --var "ROOT=$H/h100-healthy/root" --var "DIR=$TMP/no-such-dir" --yes --output-dir "$O")" = 2
 check "run, attempt 1: the audit passed" grep -q '^PASS        audit ' "$TMP/out"
 check "run, attempt 1: a command that ends without a document is INCOMPLETE, with its message" \
-	grep -qx '            cmax bench ended without a result document (exit 66 in [0-9]* ms); stderr: cmax bench metadata: --path /nonexistent: No such file or directory' "$TMP/out"
+	grep -qx '            cmax bench ended without a result document (exit 66 in [0-9]* ms); stderr: cmax bench metadata: --path '"$TMP"'/no-such-dir: No such file or directory' "$TMP/out"
 check "run, attempt 1: retest list" grep -qx 'Retest (scope failed, attempt 2 of 2, by 2026-12-15): metadata' "$TMP/out"
 check "run, attempt 1: the audit's document, its run directory, the stderr of the failed command and accept.json kept" \
 	test -s "$O/audit.json" -a -s "$O/audit.audit-run/audit.results.json" -a -s "$O/metadata.stderr" -a -s "$O/accept.json"
