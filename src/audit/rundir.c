@@ -19,7 +19,14 @@ char *rundir_base(void)
 	const char *home = getenv("HOME");
 	if (!home || !*home) {
 		struct passwd *pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : "/tmp";
+		home = pw ? pw->pw_dir : NULL;
+	}
+	/* Never create a home directory: service accounts (slurm, munge,
+	 * nobody) have HOME=/nonexistent, and root could make it exist. */
+	struct stat st;
+	if (!home || stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
+		const char *tmp = getenv("TMPDIR");
+		return xasprintf("%s/cmax-%ld/audit", tmp && *tmp ? tmp : "/tmp", (long)getuid());
 	}
 	return xasprintf("%s/.cmax/audit", home);
 }
@@ -62,6 +69,14 @@ char *rundir_create(const char *output_dir, time_t started, char **err)
 	int rc = mkdir_p(base);
 	if (rc != 0) {
 		*err = xasprintf("cannot create %s: %s", base, strerror(-rc));
+		free(base);
+		return NULL;
+	}
+	/* The fallback lives in a shared /tmp: someone else's directory (or a
+	 * link planted there) must not receive our results. */
+	struct stat st;
+	if (lstat(base, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_uid != getuid() && getuid() != 0)) {
+		*err = xasprintf("%s is not a directory of this user: set CMAX_HOME or pass --output-dir", base);
 		free(base);
 		return NULL;
 	}

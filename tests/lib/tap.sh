@@ -20,7 +20,7 @@ trap 'rm -rf "$TMP"' EXIT
 run_fixture() {
 	local host=$1 out=$2; shift 2
 	local hd=$SRCDIR/tests/fixtures/hosts/$host
-	mkdir -p "$out/bin"
+	mkdir -p "$out/bin" "$out/home"
 	"$SRCDIR/tests/fakecmd/mkbin.sh" "$hd/cmd" "$BUILD/fakecmd" "$out/bin" >/dev/null
 	: >"$out/fake.log"
 	(
