@@ -281,6 +281,7 @@ int bench_init(struct bench_run *b, const char *name, struct bench_opts *o, int 
 	b->o = o;
 	b->command = join_cmdline(argc, argv);
 	b->params = json_object();
+	b->mode = o->full ? "full" : "quick";
 	if (!o->path) {
 		fprintf(stderr, "cmax bench %s: --path DIR is required (the file system to test)\n", name);
 		return EXIT_USAGE;
@@ -350,6 +351,7 @@ struct result *bench_row(struct bench_run *b, const char *id, const char *title)
 	r->id = xstrdup(id);
 	r->profile = xstrdup("storage");
 	r->title = xstrdup(title);
+	r_mode(r, b->mode ? b->mode : b->o->full ? "full" : "quick");
 	if (b->nrows == b->cap) {
 		b->cap = b->cap ? b->cap * 2 : 32;
 		b->rows = xrealloc(b->rows, b->cap * sizeof *b->rows);

@@ -35,6 +35,8 @@ struct bench_run {
 	char *thresholds_path;
 	json_t *params;       /* recorded in the document */
 	const char *harness;  /* target.harness: NULL = "standalone"; "slurm" across nodes */
+	const char *mode;     /* every row's mode: "quick" or "full" (bench_init sets it from
+			       * --quick/--full; a benchmark may change it before adding rows) */
 	json_t *hosts;        /* target.hosts: NULL = [host]; the nodes that ran (array) */
 	struct result **rows;
 	size_t nrows, cap;

@@ -1358,6 +1358,9 @@ int bench_s3_main(int argc, char **argv)
 	s.c.stall_s = 30;
 	s.c.insecure = o.insecure;
 	json_object_set_new(b.params, "mode", json_string(o.endurance ? "endurance" : o.b.full ? "full" : "quick"));
+	/* the method's object-storage endurance run lasts 15 minutes */
+	if (o.endurance)
+		b.mode = o.endurance_min >= 15 ? "full" : "quick";
 	json_object_set_new(b.params, "endpoint", json_string(s.c.endpoint));
 	json_object_set_new(b.params, "bucket", json_string(o.bucket));
 	json_object_set_new(b.params, "region", json_string(region));

@@ -1059,6 +1059,9 @@ int bench_storage_main(int argc, char **argv)
 	int cc[32];
 	int ncc = client_counts(o.nodes_mode ? S.max_nodes : o.clients, cc);
 	json_object_set_new(b.params, "mode", json_string(o.endurance ? "endurance" : o.b.full ? "full" : "quick"));
+	/* an endurance run is the method's measurement when each phase lasts its 7.5 min */
+	if (o.endurance)
+		b.mode = o.endurance_min >= 7.5 ? "full" : "quick";
 	if (o.nodes_mode) {
 		json_object_set_new(b.params, "nodes_max", json_integer(S.max_nodes));
 		json_object_set_new(b.params, "clients_per_node", json_integer(o.clients_per_node));

@@ -54,6 +54,7 @@ void result_free(struct result *r)
 	free(r->remediation);
 	json_decref(r->references);
 	free(r->reproduce);
+	free(r->mode);
 	if (!r->def) {
 		free((char *)r->id);
 		free((char *)r->profile);
@@ -182,6 +183,12 @@ void r_evidence_note(struct result *r, const char *fmt, ...)
 	r_evidence(r, e);
 }
 
+void r_mode(struct result *r, const char *mode)
+{
+	free(r->mode);
+	r->mode = mode ? xstrdup(mode) : NULL;
+}
+
 static json_t *str_or_null(const char *s)
 {
 	return s ? json_string(s) : json_null();
@@ -202,6 +209,8 @@ json_t *result_to_json(const struct result *r)
 	json_object_set_new(o, "references", json_incref(r->references));
 	json_object_set_new(o, "reproduce", str_or_null(r->reproduce));
 	json_object_set_new(o, "host", json_string(r->host));
+	if (r->mode)
+		json_object_set_new(o, "mode", json_string(r->mode));
 	return o;
 }
 
@@ -244,5 +253,6 @@ struct result *result_from_json(const json_t *o)
 	if (json_is_array(v = json_object_get(o, "references")))
 		r_refs_json(r, v);
 	r->reproduce = dup_field(o, "reproduce");
+	r->mode = dup_field(o, "mode");
 	return r;
 }

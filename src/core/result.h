@@ -25,6 +25,11 @@ struct result {
 	char *remediation;
 	json_t *references;   /* array of strings: CVE ids, advisories, URLs */
 	char *reproduce;      /* a command a human can run to see the same */
+	/* How the figure was measured, for rows whose depth depends on it
+	 * (benchmarks): "quick" (small sizes, short runs: a smoke test) or
+	 * "full" (the method's sizes and durations). NULL: not applicable
+	 * (audit checks, injection timelines); not written then. */
+	char *mode;
 };
 
 struct result *result_new(const struct check_def *def, const char *host);
@@ -47,6 +52,7 @@ void r_remedy(struct result *r, const char *fmt, ...) __attribute__((format(prin
 void r_ref(struct result *r, const char *ref);
 void r_refs_json(struct result *r, const json_t *arr); /* copies strings */
 void r_reproduce(struct result *r, const char *cmd);
+void r_mode(struct result *r, const char *mode); /* "quick" or "full" (copied) */
 void r_evidence(struct result *r, json_t *ev);        /* steals */
 /* Evidence for a file read: {kind:"file", path, excerpt} (excerpt may be NULL). */
 void r_evidence_file(struct result *r, const char *path, const char *excerpt);

@@ -132,6 +132,7 @@ int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
 		r->profile = str_at(row, "profile");
 		r->summary = str_at(row, "summary");
 		r->host = str_at(row, "host");
+		r->mode = str_at(row, "mode");
 		status_parse(str_at(row, "status"), &r->status);
 		r->observed = json_object_get(row, "observed");
 		r->expected = json_object_get(row, "expected");

@@ -26,6 +26,7 @@ struct ev_doc {
 struct ev_row {
 	const struct ev_doc *doc;
 	const char *id, *profile, *summary, *host; /* borrowed; profile/summary/host may be NULL */
+	const char *mode;  /* "quick" / "full" (bench rows), NULL when the row has none */
 	enum status status;
 	const json_t *observed, *expected;         /* NULL when not recorded */
 	const json_t *json;                        /* the whole row */
