@@ -1,5 +1,6 @@
 /* Fuzz what `cmax accept` reads from users: the acceptance plan (YAML or
- * JSON), the earlier accept document (--previous), and the dotted paths
+ * JSON) with its requirements (require.h) checked against a fixed bench
+ * document, the earlier accept document (--previous), and the dotted paths
  * with [key=value] selectors its criteria use. */
 #include <stdint.h>
 #include <stdlib.h>
@@ -8,6 +9,14 @@
 #include "accept/plan.h"
 #include "accept/verdict.h"
 #include "core/yamljson.h"
+
+/* What a plan's requirements are checked against: a quick run that records
+ * some of what ran (clients, size, NVLink) and not the rest. */
+static const char *BENCH =
+	"{\"schema\":\"cmax.bench.results/1\",\"benchmark\":\"storage\",\"parameters\":{\"mode\":\"quick\","
+	"\"clients_max\":4,\"size_per_client\":\"32M\",\"nvlink\":\"off\",\"device\":1},\"results\":["
+	"{\"id\":\"bench.storage-a-c1\",\"status\":\"FAIL\",\"mode\":\"quick\",\"observed\":{\"clients\":2,"
+	"\"curve_size_time_us_busbw_oop_inp\":[[8,1,0,0],[1024,2,1,1]]}},{\"id\":\"x\",\"status\":\"PASS\"}]}";
 
 static const char *DOC = "{\"a\":{\"b.c\":1,\"l\":[{\"k\":\"v\",\"n\":2},3]},\"events\":[{\"event\":\"usable\",\"offset_s\":5}]}";
 
@@ -32,6 +41,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				free(e);
 				for (size_t k = 0; k < p.tests[i].ncrit; k++)
 					free(acc_crit_describe(&p.tests[i].crit[k]));
+				json_error_t bje;
+				struct ev_set es;
+				ev_init(&es);
+				char *berr = NULL;
+				if (ev_add_json(&es, json_loads(BENCH, 0, &bje), "bench", &berr) == 0)
+					free(acc_reqs_unmet(&p.tests[i].req, &es, es.docs[0]));
+				free(berr);
+				ev_free(&es);
+				json_decref(acc_reqs_json(&p.tests[i].req));
 			}
 		}
 		free(err);

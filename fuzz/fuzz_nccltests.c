@@ -1,5 +1,6 @@
-/* Fuzz the nccl-tests text and JSON parsers and the curve analysis: any
- * bytes parse or fail with a reason. */
+/* Fuzz the nccl-tests text and JSON parsers (truncated -J files closed at
+ * their last complete value included), the curve analysis and the progress
+ * of a hung run: any bytes parse or fail with a reason. */
 #include "parse/nccltests.h"
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	nccl_time_at(&r, 65536, &at);
 	nccl_jagged(&r, 1 << 20, 0.1, &ws, &wd);
 	nccl_busbw_factor(r.collective, r.nranks);
+	int uniform;
+	if (nccl_ranks_per_host(&r, &uniform) < 0 || r.nbus < 0 || r.nbus > 64)
+		abort();
+	nccl_last_size(&r);
+	nccl_pending_size(&r);
 	nccl_result_free(&r);
 	return 0;
 }

@@ -143,6 +143,38 @@ SOURCES = [
     "cmax docs/reference/xid-health-and-tool-formats.md section 1",
 ]
 
+# Where the catalog's facts come from (docs/provenance.md).  The codes,
+# mnemonics, applicability and buckets are NVIDIA's; they were compared
+# with NVIDIA's page on the date below (spot checks of the table rows).
+# The bucket -> cmax action map, BLANK_ACTIONS and the notable SXid
+# actions above are cmax's judgement, each with its reason in this file.
+# Update BASIS_CHECKED when the catalog is compared with NVIDIA's page
+# again, and the revision in the reference when a new one is transcribed.
+BASIS_CHECKED = "2026-12-01"
+BASIS_URL = "https://docs.nvidia.com/deploy/xid-errors/analyzing-xid-catalog.html"
+
+
+def basis(revision):
+    return {
+        "kind": "source",
+        "url": BASIS_URL,
+        "checked": BASIS_CHECKED,
+        "figure": "NVIDIA's Xid Catalog for Ampere and newer GPUs (type, code, "
+                  "mnemonic, description, applies to A100/H100/B100/GB200, "
+                  "resolution bucket immediate and investigatory, Xid 154 "
+                  "linkage), transcribed from the revision of %s (the date of "
+                  "gpud's copy; the page itself shows no revision date); rows "
+                  "compared with the page on %s, e.g. Xid 1 "
+                  "ROBUST_CHANNEL_FIFO_ERROR_FIFO_METHOD 'Unused', NO on all "
+                  "four GPUs, CONTACT_SUPPORT; Xid 8 "
+                  "ROBUST_CHANNEL_FIFO_ERROR_IDLE_TIMEOUT 'GPU stopped "
+                  "processing', YES on all four, RESTART_APP. The SXid ranges "
+                  "(Fabric Manager User Guide appendix D) were not compared. The "
+                  "cmax action of each bucket (bucket_actions, action_note) is "
+                  "cmax's reading, with its reason in tools/gen-xid-catalog.py"
+                  % (revision, BASIS_CHECKED),
+    }
+
 
 def die(msg):
     sys.stderr.write("gen-xid-catalog: %s\n" % msg)
@@ -305,6 +337,7 @@ def main(argv):
         "catalog_date": catalog_date(text),
         "generated": generated,
         "sources": SOURCES,
+        "basis": basis(catalog_date(text)),
         "bucket_actions": {b: BUCKET_ACTIONS[b] for b in
                            used + sorted(set(BUCKET_ACTIONS) - set(used))},
         "xids": xids,

@@ -26,6 +26,7 @@
 #include "core/clock.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "evidence/evidence.h"
@@ -698,7 +699,15 @@ int cmd_accept(int argc, char **argv)
 		rc = EXIT_NOINPUT;
 		goto out;
 	}
+	/* The loader's own checks first (their messages name the key and what it
+	 * expects), then the plan's schema (core/policyfile.h) for anything they
+	 * do not cover: either way a broken plan stops before anything runs. */
 	rc = acc_plan_load(plan_path, &plan, &err);
+	if (!rc) {
+		free(err);
+		err = NULL;
+		rc = policy_check(plan_path, "accept-plan", POLICY_YAML, &err);
+	}
 	if (rc) {
 		fprintf(stderr, "cmax accept: %s\n", err);
 		goto out;
@@ -765,6 +774,8 @@ int cmd_accept(int argc, char **argv)
 			char *e2 = NULL;
 			char **a = acc_test_argv(&plan, t, &e2);
 			cmds[i] = join_cmd(a ? a : t->args, 0);
+			if (a)
+				acc_test_resolve_reqs(&plan.tests[i], a);
 			acc_argv_free(a);
 			free(e2);
 			if (!todo[i])
@@ -791,6 +802,7 @@ int cmd_accept(int argc, char **argv)
 				acc_argv_free(a);
 				goto out;
 			}
+			acc_test_resolve_reqs(&plan.tests[i], a);
 			argvs[i] = full_argv(exe ? exe : "cmax", a, &plan.tests[i], outdir);
 			cmds[i] = join_cmd(a, 0);
 			acc_argv_free(a);

@@ -338,7 +338,12 @@ static void eval_status(const struct acc_crit *c, const struct rowlist *rl, cons
 	for (size_t i = 0; i < rl->n; i++) {
 		const struct ev_row *r = rl->r[i];
 		counts[r->status]++;
-		if (r->status <= ST_FAIL) {
+		if (r->malformed) {
+			/* its status was graded from impossible figures: unknown, never a verdict */
+			json_array_append_new(jm, json_string(rl->label[i]));
+			if (!nmiss++)
+				miss = xasprintf("%s holds malformed evidence (%s): not judged", rl->label[i], r->malformed);
+		} else if (r->status <= ST_FAIL) {
 			graded++;
 			if ((int)r->status > worst)
 				worst = (int)r->status;
@@ -398,7 +403,10 @@ static void eval_count(const struct acc_crit *c, const struct rowlist *rl, const
 	char *unk = NULL;
 	for (size_t i = 0; i < rl->n; i++) {
 		const struct ev_row *r = rl->r[i];
-		if (c->count_mask & (1u << r->status))
+		if (r->malformed) {
+			if (!unknown++)
+				unk = xasprintf("%s holds malformed evidence: %s", rl->label[i], r->malformed);
+		} else if (c->count_mask & (1u << r->status))
 			count++;
 		else if (r->status == ST_ERROR || (r->status == ST_SKIP && c->skipped_incomplete)) {
 			if (!unknown++) {
@@ -440,6 +448,7 @@ struct vals {
 	size_t n;
 	size_t nmiss;
 	char *first_miss;
+	json_t *malformed; /* [{from, why}]: figures that are not measurements */
 };
 
 static void vals_add(struct vals *x, const char *label, double v)
@@ -458,8 +467,21 @@ static void vals_miss(struct vals *x, char *why)
 		free(why);
 }
 
+/* A figure that cannot be a measurement: missing for the verdict, and named. */
+static void vals_malformed(struct vals *x, const char *from, const char *why)
+{
+	if (!x->malformed)
+		x->malformed = json_array();
+	json_t *e = json_object();
+	json_object_set_new(e, "from", json_string(from));
+	json_object_set_new(e, "why", json_string(why));
+	json_array_append_new(x->malformed, e);
+	vals_miss(x, xasprintf("%s: %s: malformed evidence, not judged", from, why));
+}
+
 static void vals_free(struct vals *x)
 {
+	json_decref(x->malformed);
 	for (size_t i = 0; i < x->n; i++)
 		free(x->label[i]);
 	free(x->label);
@@ -487,6 +509,7 @@ static void judge_values(const struct acc_crit *c, const struct vals *x, const c
 	}
 	json_object_set_new(out->observed, "values", jv);
 	json_object_set_new(out->observed, "missing", json_integer((json_int_t)x->nmiss));
+	json_object_set_new(out->observed, "malformed", x->malformed ? json_incref(x->malformed) : json_array());
 	if (x->n) {
 		/* the figure that decides: the lowest against a floor, the highest against a ceiling */
 		int low = c->has_min && !(c->has_max && c->agg == AG_MAX);
@@ -502,6 +525,13 @@ static void judge_values(const struct acc_crit *c, const struct vals *x, const c
 		}
 		if (g == AG_MEAN)
 			agg /= (double)x->n;
+		if (!isfinite(agg)) {
+			/* every figure was within its bounds, their sum is not a number a JSON document holds */
+			json_object_set_new(out->observed, "value", json_null());
+			set_res(out, AS_INCOMPLETE, xasprintf("the %s of %zu figures overflows: malformed evidence, not judged",
+							      acc_agg_name(g), x->n));
+			return;
+		}
 		if (c->agg == AG_EACH) {
 			/* a violation on the other side than the decisive figure */
 			for (size_t i = 0; i < x->n && !violates(c, agg); i++)
@@ -556,6 +586,46 @@ static void judge_values(const struct acc_crit *c, const struct vals *x, const c
 	}
 }
 
+/* Figures that count events (I/O errors, wrong elements, lock violations):
+ * the last key of the path, by name. */
+static int is_count(const char *path)
+{
+	static const char *const names[] = { "errors", "wrong", "violations", "spurious_errors", "out_of_bounds",
+					     "lost_updates", "overlaps", "delete_failures", "left", "throttled",
+					     "poll_errors", "jagged_dips", "failed_count", NULL };
+	const char *last = strrchr(path, '.');
+	last = last ? last + 1 : path;
+	for (size_t i = 0; names[i]; i++)
+		if (!strcmp(last, names[i]))
+			return 1;
+	size_t n = strlen(last);
+	return (n > 7 && !strcmp(last + n - 7, "_errors")) || (n > 6 && !strcmp(last + n - 6, "_count"));
+}
+
+/* The figure at path, judged as a measurement (evidence.h, ev_value): the
+ * bounds are those of the quantity its name says. A key such as fio's
+ * "p99.9" names no unit; its parent does ("clat_ns"). */
+static enum ev_val figure(const json_t *root, const char *path, double *out, char *why, size_t whyn)
+{
+	char p[1032];
+	snprintf(p, sizeof p, "%s", path);
+	for (int i = 0; i < 3 && !ev_bound_of(p, NULL); i++) {
+		char *dot = strrchr(p, '.');
+		if (!dot)
+			break;
+		*dot = 0;
+	}
+	if (!ev_bound_of(p, NULL))
+		snprintf(p, sizeof p, "%s", path);
+	enum ev_val r = ev_value(acc_path_get(root, path), p, NULL, out, why, whyn);
+	if (r == EVV_OK && is_count(path) && (*out < 0 || *out != floor(*out))) {
+		/* evidence.h's bounds know units, not counts: a count is a whole number, never negative */
+		snprintf(why, whyn, "%.6g is not a count (a whole number, at least 0)", *out);
+		return EVV_MALFORMED;
+	}
+	return r;
+}
+
 static void eval_metric(const struct acc_crit *c, const struct rowlist *rl, const char *unmatched,
 			struct acc_crit_res *out)
 {
@@ -563,13 +633,22 @@ static void eval_metric(const struct acc_crit *c, const struct rowlist *rl, cons
 	for (size_t i = 0; i < rl->n; i++) {
 		const struct ev_row *r = rl->r[i];
 		double v;
+		char why[256];
 		char *sm = short_summary(r->summary);
-		if (r->status == ST_ERROR)
+		enum ev_val fv = figure(r->json, c->path, &v, why, sizeof why);
+		if (r->status == ST_ERROR) {
 			vals_miss(&x, xasprintf("%s is ERROR: %s", rl->label[i], sm));
-		else if (!acc_path_number(r->json, c->path, &v))
+		} else if (r->malformed) {
+			vals_malformed(&x, rl->label[i], r->malformed);
+		} else if (fv == EVV_MALFORMED) {
+			char *w = xasprintf("%s: %s", c->path, why);
+			vals_malformed(&x, rl->label[i], w);
+			free(w);
+		} else if (fv != EVV_OK) {
 			vals_miss(&x, xasprintf("%s has no %s (%s: %s)", rl->label[i], c->path, status_name(r->status), sm));
-		else
+		} else {
 			vals_add(&x, rl->label[i], v);
+		}
 		free(sm);
 	}
 	if (*unmatched)
@@ -583,10 +662,17 @@ static void eval_doc_metric(const struct acc_crit *c, const struct acc_docs *doc
 	struct vals x = { 0 };
 	for (size_t i = 0; i < docs->n; i++) {
 		double v;
-		if (acc_path_number(docs->d[i]->root, c->path, &v))
+		char why[256];
+		enum ev_val fv = figure(docs->d[i]->root, c->path, &v, why, sizeof why);
+		if (fv == EVV_OK) {
 			vals_add(&x, docs->d[i]->path, v);
-		else
+		} else if (fv == EVV_MALFORMED) {
+			char *w = xasprintf("%s: %s", c->path, why);
+			vals_malformed(&x, docs->d[i]->path, w);
+			free(w);
+		} else {
 			vals_miss(&x, xasprintf("%s not recorded in %s", c->path, docs->d[i]->path));
+		}
 		json_array_append_new(out->used, json_string(docs->d[i]->path));
 	}
 	judge_values(c, &x, "no document to read it from", 1, out);
@@ -630,10 +716,29 @@ void acc_crit_res_free(struct acc_crit_res *r)
 
 /* ---- a test --------------------------------------------------------------------------- */
 
-void acc_eval_test(const struct acc_test *t, const struct ev_set *s, const struct acc_docs *docs,
+void acc_eval_test(const struct acc_test *t, const struct ev_set *s, const struct acc_docs *given,
 		   struct acc_test_res *out)
 {
 	memset(out, 0, sizeof *out);
+	out->set_aside = json_array();
+	/* the documents that measured what the plan asks; the others are not its evidence */
+	struct acc_docs kept = { xcalloc(given->n + 1, sizeof *kept.d), 0 };
+	char *first_unmet = NULL;
+	for (size_t i = 0; i < given->n; i++) {
+		char *why = acc_reqs_unmet(&t->req, s, given->d[i]);
+		if (!why) {
+			kept.d[kept.n++] = given->d[i];
+			continue;
+		}
+		json_t *e = json_object();
+		json_object_set_new(e, "document", json_string(given->d[i]->path));
+		json_object_set_new(e, "why", json_string(why));
+		json_array_append_new(out->set_aside, e);
+		if (!first_unmet)
+			first_unmet = xasprintf("%s %s", given->d[i]->path, why);
+		free(why);
+	}
+	const struct acc_docs *docs = &kept;
 	out->docs = json_array();
 	for (size_t i = 0; i < docs->n; i++)
 		json_array_append_new(out->docs, json_string(docs->d[i]->path));
@@ -649,11 +754,23 @@ void acc_eval_test(const struct acc_test *t, const struct ev_set *s, const struc
 		st = w;
 		npass += out->cr[i].st == AS_PASS;
 	}
+	if (!docs->n && first_unmet) {
+		size_t n = json_array_size(out->set_aside);
+		out->st = AS_INCOMPLETE;
+		out->summary = n > 1 ? xasprintf("not the evidence the plan asks for: %s (and %zu more documents set aside)",
+						 first_unmet, n - 1)
+				     : xasprintf("not the evidence the plan asks for: %s", first_unmet);
+		free(first_unmet);
+		free(kept.d);
+		return;
+	}
+	free(first_unmet);
 	if (!docs->n) {
 		char *e = acc_expected_doc(t);
 		out->st = AS_INCOMPLETE;
 		out->summary = xasprintf("no result document (expected %s)", e);
 		free(e);
+		free(kept.d);
 		return;
 	}
 	const char *interrupted = NULL;
@@ -672,6 +789,15 @@ void acc_eval_test(const struct acc_test *t, const struct ev_set *s, const struc
 	} else {
 		out->summary = xasprintf("%s: %s", out->cr[first_bad].what, out->cr[first_bad].why);
 	}
+	if (out->st == AS_INCOMPLETE && json_array_size(out->set_aside)) {
+		/* what was missing may be in the documents set aside: say so */
+		const json_t *e = json_array_get(out->set_aside, 0);
+		char *w = xasprintf("%s; set aside: %s %s", out->summary, json_string_value(json_object_get(e, "document")),
+				    json_string_value(json_object_get(e, "why")));
+		free(out->summary);
+		out->summary = w;
+	}
+	free(kept.d);
 }
 
 void acc_test_res_free(struct acc_test_res *r)
@@ -681,6 +807,7 @@ void acc_test_res_free(struct acc_test_res *r)
 	free(r->cr);
 	free(r->summary);
 	json_decref(r->docs);
+	json_decref(r->set_aside);
 	memset(r, 0, sizeof *r);
 }
 

@@ -37,6 +37,8 @@ struct acc_test_res {
 	struct acc_crit_res *cr; /* one per criterion when evaluated, else NULL */
 	size_t ncr;
 	json_t *docs;            /* array of document paths used */
+	json_t *set_aside;       /* [{document, why}]: documents that did not measure what the plan asks
+				    (require.h: quick where it asks for --full, fewer clients): not evidence */
 };
 
 /* The value at a dotted path: keys, array indexes, and key[field=value]
@@ -52,7 +54,10 @@ void acc_eval_crit(const struct acc_crit *c, const struct ev_set *s, const struc
 void acc_crit_res_free(struct acc_crit_res *r);
 
 /* Every criterion over docs; no document at all is INCOMPLETE, and a
- * document that says it was interrupted cannot make the test PASS. */
+ * document that says it was interrupted cannot make the test PASS. A
+ * document that does not meet the test's requirements (t->req: mode, client
+ * count, size) is set aside first, with the reason: its figures are neither
+ * a pass nor a failure of this test. */
 void acc_eval_test(const struct acc_test *t, const struct ev_set *s, const struct acc_docs *docs,
 		   struct acc_test_res *out);
 void acc_test_res_free(struct acc_test_res *r);

@@ -37,8 +37,20 @@ static json_t *plan_json(const struct acc_plan *p)
 	json_object_set_new(r, "max_attempts", json_integer(p->max_attempts));
 	json_object_set_new(r, "scope", json_string(acc_scope_name(p->scope)));
 	json_object_set_new(r, "window_days", p->window_days >= 0 ? json_integer(p->window_days) : json_null());
+	json_object_set_new(r, "basis", p->retest_basis ? json_deep_copy(p->retest_basis) : json_null());
 	json_object_set_new(o, "retest", r);
 	return o;
+}
+
+/* docs/provenance.md's basis object as the plan wrote it; {kind: declared}
+ * for the older `declared: true`; null when the plan gives none. */
+static json_t *basis_json(const struct acc_crit *c)
+{
+	if (c->basis_doc)
+		return json_deep_copy(c->basis_doc);
+	if (c->basis == AB_DECLARED)
+		return json_pack("{s:s}", "kind", "declared");
+	return json_null();
 }
 
 static json_t *test_json(const struct acc_report *r, size_t i)
@@ -58,6 +70,9 @@ static json_t *test_json(const struct acc_report *r, size_t i)
 	json_object_set_new(o, "duration_s", json_integer(t->duration_s));
 	json_object_set_new(o, "run", r->run && r->run[i] ? json_incref(r->run[i]) : json_null());
 	json_object_set_new(o, "documents", res->docs ? json_incref(res->docs) : json_array());
+	json_object_set_new(o, "requires", acc_reqs_json(&t->req));
+	json_object_set_new(o, "basis", t->basis_doc ? json_deep_copy(t->basis_doc) : json_null());
+	json_object_set_new(o, "set_aside", res->set_aside ? json_incref(res->set_aside) : json_array());
 	json_t *cs = json_array();
 	for (size_t k = 0; k < res->ncr; k++) {
 		const struct acc_crit_res *c = &res->cr[k];
@@ -69,6 +84,7 @@ static json_t *test_json(const struct acc_report *r, size_t i)
 		json_object_set_new(e, "used", c->used ? json_incref(c->used) : json_array());
 		json_object_set_new(e, "note", str_or_null(t->crit[k].note));
 		json_object_set_new(e, "declared", json_boolean(t->crit[k].declared));
+		json_object_set_new(e, "basis", basis_json(&t->crit[k]));
 		json_array_append_new(cs, e);
 	}
 	json_object_set_new(o, "criteria", cs);
@@ -199,6 +215,14 @@ void acc_report_text(FILE *f, const json_t *doc, int verbose)
 			fprintf(f, "    %-10s  %s: %s\n", cs, js(c, "criterion"), js(c, "why"));
 			if (verbose >= 1 && json_is_string(json_object_get(c, "note")))
 				fprintf(f, "                note: %s\n", js(c, "note"));
+			const json_t *b = json_object_get(c, "basis");
+			if (verbose >= 1 && json_is_object(b)) {
+				if (json_is_string(json_object_get(b, "figure")))
+					fprintf(f, "                basis: %s: %s\n", js(b, "kind"), js(b, "figure"));
+				else if (json_is_string(json_object_get(b, "reason")))
+					fprintf(f, "                basis: %s: %s (revisit: %s)\n", js(b, "kind"), js(b, "reason"),
+						js(b, "revisit"));
+			}
 			if (verbose >= 2 && json_array_size(json_object_get(c, "used"))) {
 				struct strbuf sb = STRBUF_INIT;
 				size_t u;

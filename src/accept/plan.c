@@ -338,11 +338,92 @@ static int parse_number(struct vctx *v, const json_t *c, const char *k, const ch
 	return 0;
 }
 
+/* basis: where a number comes from (docs/provenance.md): {kind: method,
+ * figure}, {kind: declared, reason, revisit}, {kind: source, url, checked,
+ * figure} (a contract annex, a datasheet) or {kind: estimated, reason,
+ * revisit}. bw names it in errors ("tests[2].criteria[0].basis"). */
+static int check_basis(struct vctx *v, const json_t *b, const char *bw, enum acc_basis_kind *kind_out)
+{
+	static const char *const mkeys[] = { "kind", "figure", NULL };
+	static const char *const dkeys[] = { "kind", "reason", "revisit", NULL };
+	static const char *const skeys[] = { "kind", "url", "checked", "figure", NULL };
+	char key[200];
+	if (!json_is_object(b))
+		return verr(v, bw, "must be a mapping {kind: method, figure: ...} or {kind: declared, reason: ..., revisit: ...}");
+	const char *kind = json_string_value(json_object_get(b, "kind"));
+	snprintf(key, sizeof key, "%s.kind", bw);
+	if (!kind)
+		return verr(v, key, "missing (method: the method's figure; declared: the plan's choice; source; estimated)");
+	int rc;
+	char *a = NULL, *b2 = NULL, *c = NULL;
+	if (!strcmp(kind, "method")) {
+		rc = check_keys(v, b, bw, mkeys);
+		if (!rc)
+			rc = get_str(v, b, "figure", bw, 1, &a);
+		*kind_out = AB_METHOD;
+	} else if (!strcmp(kind, "declared") || !strcmp(kind, "estimated")) {
+		rc = check_keys(v, b, bw, dkeys);
+		if (!rc && !(rc = get_str(v, b, "reason", bw, 1, &a)))
+			rc = get_str(v, b, "revisit", bw, 1, &b2);
+		*kind_out = kind[0] == 'd' ? AB_DECLARED : AB_ESTIMATED;
+	} else if (!strcmp(kind, "source")) {
+		rc = check_keys(v, b, bw, skeys);
+		if (!rc && !(rc = get_str(v, b, "url", bw, 1, &a)) && !(rc = get_str(v, b, "checked", bw, 1, &b2)))
+			rc = get_str(v, b, "figure", bw, 1, &c);
+		if (!rc && acc_parse_day(b2) < 0) {
+			snprintf(key, sizeof key, "%s.checked", bw);
+			rc = verr(v, key, "must be a date YYYY-MM-DD (when the figure was compared with its source)");
+		}
+		*kind_out = AB_SOURCE;
+	} else {
+		return verr(v, key, "'%s' is not method, declared, source or estimated", kind);
+	}
+	free(a);
+	free(b2);
+	free(c);
+	return rc;
+}
+
+static int parse_basis(struct vctx *v, const json_t *b, const char *where, const json_t *declared, struct acc_crit *cr)
+{
+	char bw[160], key[200];
+	snprintf(bw, sizeof bw, "%s.basis", where);
+	int rc = check_basis(v, b, bw, &cr->basis);
+	if (rc)
+		return rc;
+	const char *kind = json_string_value(json_object_get(b, "kind"));
+	int is_declared = cr->basis == AB_DECLARED;
+	snprintf(key, sizeof key, "%s.kind", bw);
+	if (declared && json_is_true(declared) != is_declared)
+		return verr(v, key, "%s contradicts declared: %s (declared: true means the plan's own choice, kind declared)",
+			    kind, json_is_true(declared) ? "true" : "false");
+	cr->declared = is_declared;
+	cr->basis_doc = json_deep_copy(b);
+	return 0;
+}
+
+/* An optional basis on an object that holds numbers other than criteria
+ * (a test's args and budget, the retest rule): validated and kept. */
+static int parse_basis_of(struct vctx *v, const json_t *o, const char *where, json_t **out)
+{
+	const json_t *b = json_object_get(o, "basis");
+	char bw[160];
+	enum acc_basis_kind k;
+	*out = NULL;
+	if (!b)
+		return 0;
+	snprintf(bw, sizeof bw, "%s%sbasis", where, *where ? "." : "");
+	int rc = check_basis(v, b, bw, &k);
+	if (!rc)
+		*out = json_deep_copy(b);
+	return rc;
+}
+
 static int parse_crit(struct vctx *v, const json_t *c, const char *where, struct acc_crit *cr)
 {
 	static const char *const keys[] = { "rows", "max_status", "status", "count", "metric", "doc_metric",
 					    "min", "max", "aggregate", "skipped", "min_rows", "note", "declared",
-					    NULL };
+					    "basis", NULL };
 	memset(cr, 0, sizeof *cr);
 	cr->min_rows = 1;
 	if (!json_is_object(c))
@@ -486,7 +567,11 @@ static int parse_crit(struct vctx *v, const json_t *c, const char *where, struct
 		if (!json_is_boolean(dc))
 			return verr(v, key, "must be true or false");
 		cr->declared = json_is_true(dc);
+		cr->basis = cr->declared ? AB_DECLARED : AB_NONE;
 	}
+	const json_t *bs = json_object_get(c, "basis");
+	if (bs && (rc = parse_basis(v, bs, where, dc, cr)))
+		return rc;
 	return 0;
 }
 
@@ -609,10 +694,51 @@ static int check_args(struct vctx *v, const struct acc_plan *p, struct acc_test 
 	return 0;
 }
 
+/* requires: what the evidence must have measured, beyond what the args
+ * say (require.h); then the args' own requirements. */
+static int parse_requires(struct vctx *v, const json_t *rq, const char *where, struct acc_test *t)
+{
+	char key[160];
+	if (rq && !json_is_null(rq)) {
+		snprintf(key, sizeof key, "%s.requires", where);
+		if (t->cmd != AC_BENCH)
+			return verr(v, key, "applies to benchmarks (bench ...): only their documents record how they ran");
+		if (!json_is_object(rq))
+			return verr(v, key, "must be a mapping such as {mode: full, clients: 8}");
+		const char *k;
+		json_t *x;
+		json_object_foreach((json_t *)rq, k, x) {
+			enum acc_req_kind kind;
+			const char *why = NULL;
+			snprintf(key, sizeof key, "%s.requires.%s", where, k);
+			if (acc_req_lookup(k, &kind) != 0) {
+				struct strbuf sb = STRBUF_INIT;
+				for (int i = 0; i < RQ__COUNT; i++)
+					sb_addf(&sb, "%s%s", i ? (i + 1 < RQ__COUNT ? ", " : " or ") : "", acc_req_name((enum acc_req_kind)i));
+				int rc = verr(v, key, "unknown key (expected %s)", sb_str(&sb));
+				sb_free(&sb);
+				return rc;
+			}
+			if (acc_req_set_explicit(&t->req, kind, x, &why) != 0)
+				return verr(v, key, "%s", why);
+		}
+	}
+	acc_reqs_from_args(&t->req, t->cmd == AC_BENCH ? t->produces : NULL, t->args + 1, t->nargs - 1);
+	return 0;
+}
+
+void acc_test_resolve_reqs(struct acc_test *t, char **argv)
+{
+	size_t n = 0;
+	while (argv[n])
+		n++;
+	acc_reqs_from_args(&t->req, t->cmd == AC_BENCH ? t->produces : NULL, n ? argv + 1 : argv, n ? n - 1 : 0);
+}
+
 static int parse_test(struct vctx *v, const struct acc_plan *p, const json_t *o, size_t idx, struct acc_test *t)
 {
 	static const char *const keys[] = { "id", "title", "group", "args", "duration", "criteria", "from", "notes",
-					    NULL };
+					    "requires", "basis", NULL };
 	char where[64], key[128];
 	snprintf(where, sizeof where, "tests[%zu]", idx);
 	if (!json_is_object(o))
@@ -648,6 +774,9 @@ static int parse_test(struct vctx *v, const struct acc_plan *p, const json_t *o,
 		}
 	}
 	if ((rc = check_args(v, p, t, where)))
+		return rc;
+	if ((rc = parse_requires(v, json_object_get(o, "requires"), where, t)) ||
+	    (rc = parse_basis_of(v, o, where, &t->basis_doc)))
 		return rc;
 
 	const json_t *d = json_object_get(o, "duration");
@@ -765,8 +894,8 @@ int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p
 		return verr(&v, "retest", "missing (the retest rule: max_attempts, scope, window_days)");
 	if (!json_is_object(rt))
 		return verr(&v, "retest", "must be a mapping");
-	static const char *const rkeys[] = { "max_attempts", "scope", "window_days", NULL };
-	if ((rc = check_keys(&v, rt, "retest", rkeys)))
+	static const char *const rkeys[] = { "max_attempts", "scope", "window_days", "basis", NULL };
+	if ((rc = check_keys(&v, rt, "retest", rkeys)) || (rc = parse_basis_of(&v, rt, "retest", &p->retest_basis)))
 		return rc;
 	const json_t *ma = json_object_get(rt, "max_attempts");
 	if (!json_is_integer(ma) || json_integer_value(ma) < 1 || json_integer_value(ma) > 20)
@@ -826,6 +955,7 @@ static void crit_free(struct acc_crit *c)
 	free(c->rows);
 	free(c->path);
 	free(c->note);
+	json_decref(c->basis_doc);
 }
 
 void acc_plan_free(struct acc_plan *p)
@@ -847,6 +977,8 @@ void acc_plan_free(struct acc_plan *p)
 			crit_free(&t->crit[j]);
 		free(t->crit);
 		free(t->produces);
+		acc_reqs_free(&t->req);
+		json_decref(t->basis_doc);
 	}
 	free(p->tests);
 	for (size_t i = 0; i < p->nvars; i++) {
@@ -861,6 +993,7 @@ void acc_plan_free(struct acc_plan *p)
 	free(p->version);
 	free(p->notes);
 	json_decref(p->sources);
+	json_decref(p->retest_basis);
 	memset(p, 0, sizeof *p);
 }
 

@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "accept/require.h"
+
 #define ACC_PLAN_SCHEMA "cmax.accept.plan/1"
 #define ACC_MAX_DURATION_S (7L * 86400)
 
@@ -20,6 +22,13 @@ enum acc_crit_kind {
 	CK_METRIC,     /* rows + metric (+ min / max, aggregate) */
 	CK_DOC_METRIC, /* doc_metric (+ min / max, aggregate) */
 };
+
+/* Where a criterion's number comes from (docs/provenance.md): the method's
+ * own figure, the plan author's choice with the reason and what would change
+ * it, a source (a contract annex, a datasheet) or an estimate. Plans that
+ * only say `declared: true` (the older spelling) have AB_DECLARED without a
+ * basis object. */
+enum acc_basis_kind { AB_NONE, AB_METHOD, AB_DECLARED, AB_SOURCE, AB_ESTIMATED };
 
 enum acc_agg { AG_EACH, AG_MIN, AG_MAX, AG_MEAN, AG_SUM };
 enum acc_scope { RS_FAILED, RS_GROUP, RS_ALL };
@@ -39,6 +48,8 @@ struct acc_crit {
 	int min_rows;       /* rows that must be graded (glob patterns); default 1 */
 	char *note;
 	int declared;       /* the threshold is a choice of the plan's author, not the method's */
+	enum acc_basis_kind basis;
+	json_t *basis_doc;  /* the basis object as written; NULL without one */
 };
 
 struct acc_test {
@@ -55,6 +66,11 @@ struct acc_test {
 	enum acc_cmd cmd;
 	char *produces;     /* audit profile ("full" when none), benchmark name, inject fault kind */
 	long fault_code;    /* inject xid/sxid CODE; -1 otherwise */
+	/* what the evidence must have measured (require.h): from `requires:`
+	 * and the args as written; acc_test_resolve_reqs redoes the args part
+	 * once the variables are set */
+	struct acc_reqs req;
+	json_t *basis_doc;  /* where the numbers in args and the budget come from; NULL */
 };
 
 struct acc_var {
@@ -72,6 +88,7 @@ struct acc_plan {
 	int max_attempts;
 	enum acc_scope scope;
 	int window_days;    /* -1: no window, only the acceptance date bounds a retest */
+	json_t *retest_basis; /* where the retest rule's numbers come from; NULL */
 	struct acc_test *tests;
 	size_t ntests;
 };
@@ -91,6 +108,8 @@ void acc_argv_free(char **argv);
 /* The same checks as at load time on the expanded argv (a --var value can
  * make a CODE non-numeric or name another benchmark): 0, or EXIT_USAGE. */
 int acc_check_resolved(const struct acc_plan *p, const struct acc_test *t, char **argv, char **err);
+/* The requirements from the expanded argv (a --var can set --clients). */
+void acc_test_resolve_reqs(struct acc_test *t, char **argv);
 const struct acc_test *acc_plan_test(const struct acc_plan *p, const char *id);
 
 /* "90s", "15m", "8h", "1h30m", "2d", or a bare number of seconds: 0 and *secs, else -1. */

@@ -10,6 +10,7 @@
 #include "../core/sysroot.h"
 #include "../core/clock.h"
 #include "../core/datafile.h"
+#include "../core/policyfile.h"
 #include "../core/runner.h"
 #include "../core/usage.h"
 #include "../report/report.h"
@@ -24,9 +25,26 @@
 #include <string.h>
 #include <unistd.h>
 
+/* Checks flagged CHECK_ACTIVE (state-changing probes) in the table. */
+static size_t active_probe_count(void)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < check_table_len; i++)
+		n += (check_table[i].flags & CHECK_ACTIVE) != 0;
+	return n;
+}
+
+/* What --active does in this build, from the check table itself. */
+static const char *active_effect(void)
+{
+	return active_probe_count() ? "see --dry-run for which"
+				    : "this version has no such probe,\n"
+				      "                         so it changes nothing (every check is read-only)";
+}
+
 void audit_usage(FILE *out)
 {
-	fputs("usage: cmax audit [PROFILE] [options]\n"
+	fprintf(out, "usage: cmax audit [PROFILE] [options]\n"
 	      "       cmax audit review [PATH] [--command CMD]... [--no-interactive]\n"
 	      "\n"
 	      "Read-only audit of this machine, graded PASS / WARN / FAIL / SKIP / ERROR.\n"
@@ -57,7 +75,7 @@ void audit_usage(FILE *out)
 	      "      --dry-run          print the resolved plan (with -o yaml|json), run nothing\n"
 	      "  -o, --output FORMAT    plan format for --dry-run: yaml or json\n"
 	      "      --output-file PATH write the --dry-run plan to PATH (never overwrites)\n"
-	      "      --active           also run probes that change state or make traffic\n"
+	      "      --active           allow probes that change state or make traffic; %s\n"
 	      "\n"
 	      "Inputs and outputs:\n"
 	      "      --sysroot DIR      read /proc, /sys, /etc, /dev, /var under DIR (also CMAX_SYSROOT)\n"
@@ -72,7 +90,7 @@ void audit_usage(FILE *out)
 	      "                         -vvv reproduce, remediation and evidence\n"
 	      "      --no-color         never colour (also NO_COLOR); colour only on a TTY\n"
 	      "  -h, --help             this help\n",
-	      out);
+	      active_effect());
 }
 
 enum {
@@ -302,6 +320,10 @@ static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *p
 	json_object_set_new(doc, "checks", checks);
 	json_object_set_new(doc, "collectors", cols);
 	json_object_set_new(doc, "state_changing_probes", active);
+	json_object_set_new(doc, "active_probes_in_this_version", json_integer((json_int_t)active_probe_count()));
+	if (!active_probe_count())
+		json_object_set_new(doc, "active_note", json_string("no active probe exists in this version: every check "
+								    "is read-only and --active changes nothing"));
 	json_t *art = json_array();
 	json_array_append_new(art, json_string("audit.out"));
 	json_array_append_new(art, json_string("audit.values.json"));
@@ -354,6 +376,8 @@ static void show_plan(const struct audit_ctx *ctx, const struct audit_plan *plan
 		fprintf(out, "  %-36s %s%s\n", d->id, d->title, note);
 	}
 	fprintf(out, "\n%zu checks; reads files and runs read-only commands; writes only the run directory.\n", plan->n);
+	if (!active_probe_count())
+		fprintf(out, "No active probe exists in this version: every check is read-only, and --active changes nothing.\n");
 }
 
 /* Interactive confirmation; returns 1 run, 0 declined, -1 usage error. */
@@ -535,9 +559,24 @@ static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8
 	node_docs_free(docs, n);
 }
 
-void audit_load_policy(struct audit_ctx *ctx, const char *minimums_path)
+int audit_load_policy(struct audit_ctx *ctx, const char *minimums_path, char **perr)
 {
 	char *err = NULL;
+	char *paths[] = { xstrdup(minimums_path), datafile_path("xid-catalog.json"), datafile_path("gpu-models.json"),
+			  datafile_path("thresholds.json") };
+	static const char *const schemas[] = { "minimum-versions", "xid-catalog", "gpu-models", "thresholds" };
+	int prc = 0;
+	/* a broken policy file is exit 65 before anything grades (core/policyfile.h) */
+	for (size_t i = 0; i < 4; i++) {
+		if (!prc && (prc = policy_check_if_present(paths[i], schemas[i], POLICY_JSON, perr)) == EXIT_NOINPUT) {
+			free(*perr); /* unreadable: loaded below as unknown, as before */
+			*perr = NULL;
+			prc = 0;
+		}
+		free(paths[i]);
+	}
+	if (prc)
+		return prc;
 	ctx->minimums = minimums_load(minimums_path, &err);
 	if (!ctx->minimums)
 		ctx->minimums_error = err;
@@ -553,6 +592,7 @@ void audit_load_policy(struct audit_ctx *ctx, const char *minimums_path)
 	char *tp = datafile_path("thresholds.json");
 	ctx->thresholds = datafile_load_json(tp, NULL);
 	free(tp);
+	return 0;
 }
 
 void audit_free_policy(struct audit_ctx *ctx)
@@ -595,7 +635,16 @@ int cmd_audit(int argc, char **argv)
 	audit_ctx_init(&ctx);
 	ctx.now = clock_now();
 	ctx.active = o.active;
-	audit_load_policy(&ctx, minimums_path);
+	char *perr = NULL;
+	int lrc = audit_load_policy(&ctx, minimums_path, &perr);
+	if (lrc) {
+		fprintf(stderr, "cmax audit: %s\n", perr);
+		free(perr);
+		audit_free_policy(&ctx);
+		audit_ctx_free(&ctx);
+		free(minimums_path);
+		return lrc;
+	}
 	if (o.minimums && !ctx.minimums) {
 		/* an explicitly named table that does not parse is bad input */
 		fprintf(stderr, "cmax audit: %s\n", ctx.minimums_error);

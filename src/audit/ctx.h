@@ -36,12 +36,25 @@ struct audit_ctx {
 	json_t *fleet;
 	const char *cluster;        /* cluster name for cluster-scope rows */
 	char *fleet_error;          /* why per-node collection did not happen, NULL when it did */
+	/* On a node of a Slurm fleet audit: the cluster's HealthCheckProgram as
+	 * the launcher read it from the controller (node-collect
+	 * --healthcheck-program), for the slurm-node collector; NULL otherwise. */
+	char *healthcheck_program;
 };
 
 /* Facts of a collector, running it on first use. Never NULL (empty object
  * when the collector is not OK); *state tells whether they are usable. */
 json_t *facts_get(struct audit_ctx *ctx, const char *collector, enum col_state *state);
 struct col_run *facts_run(struct audit_ctx *ctx, const char *collector);
+
+/* Test instrumentation (tests/unit/test_unread.c), unused by cmax itself:
+ * the collector running now (innermost; NULL between collectors), a hook
+ * told of every facts request one collector makes of another, and
+ * forgetting a collector's run so that the next request runs it again. */
+const char *facts_running(void);
+typedef void (*facts_dep_hook_fn)(const char *from, const char *to, void *arg);
+void facts_set_dep_hook(facts_dep_hook_fn fn, void *arg);
+void facts_forget(struct audit_ctx *ctx, const char *collector);
 
 /* Dotted-path accessors on a facts object; 0 when present and typed right. */
 const char *fact_str(const json_t *facts, const char *path);  /* NULL = unknown */

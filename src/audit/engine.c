@@ -67,6 +67,7 @@ void audit_ctx_free(struct audit_ctx *ctx)
 	free(ctx->target.why);
 	free(ctx->hostname);
 	free(ctx->fleet_error);
+	free(ctx->healthcheck_program);
 	json_decref(ctx->fleet);
 }
 

@@ -4,12 +4,45 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Which collector is running (innermost first), for the test hooks. */
+#define RUN_DEPTH 16
+static const char *g_running[RUN_DEPTH];
+static int g_depth;
+static facts_dep_hook_fn g_dep_hook;
+static void *g_dep_hook_arg;
+
+const char *facts_running(void)
+{
+	return g_depth > 0 && g_depth <= RUN_DEPTH ? g_running[g_depth - 1] : NULL;
+}
+
+void facts_set_dep_hook(facts_dep_hook_fn fn, void *arg)
+{
+	g_dep_hook = fn;
+	g_dep_hook_arg = arg;
+}
+
+void facts_forget(struct audit_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; i < collector_table_len; i++) {
+		if (strcmp(collector_table[i].name, name) != 0)
+			continue;
+		struct col_run *c = &ctx->cols[i];
+		free(c->reason);
+		json_decref(c->facts);
+		json_decref(c->evidence);
+		memset(c, 0, sizeof *c);
+	}
+}
+
 struct col_run *facts_run(struct audit_ctx *ctx, const char *name)
 {
 	for (size_t i = 0; i < collector_table_len; i++) {
 		if (strcmp(collector_table[i].name, name) != 0)
 			continue;
 		struct col_run *c = &ctx->cols[i];
+		if (g_dep_hook && facts_running())
+			g_dep_hook(facts_running(), collector_table[i].name, g_dep_hook_arg);
 		if (!c->done) {
 			c->name = collector_table[i].name;
 			c->facts = json_object();
@@ -19,8 +52,13 @@ struct col_run *facts_run(struct audit_ctx *ctx, const char *name)
 			long t0 = mono_ms();
 			if (runner_budget_exhausted())
 				col_set_state(c, COL_FAILED, "not run: the --timeout budget was spent");
-			else
+			else {
+				if (g_depth < RUN_DEPTH)
+					g_running[g_depth] = collector_table[i].name;
+				g_depth++;
 				collector_table[i].fn(ctx, c);
+				g_depth--;
+			}
 			c->duration_ms = mono_ms() - t0;
 		}
 		return c;

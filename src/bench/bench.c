@@ -3,6 +3,7 @@
 #include "bench.h"
 #include "../core/clock.h"
 #include "../core/datafile.h"
+#include "../core/policyfile.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
@@ -300,11 +301,13 @@ int bench_init(struct bench_run *b, const char *name, struct bench_opts *o, int 
 	b->fstype = remote ? xstrndup(o->path, strcspn(o->path, ":")) : fs_type_of(o->path);
 	b->thresholds_path = o->thresholds_file ? xstrdup(o->thresholds_file) : datafile_path("bench-thresholds.json");
 	char *err = NULL;
-	json_t *all = datafile_load_json(b->thresholds_path, &err);
+	int lrc;
+	/* validated against its schema before any limit is read (core/policyfile.h) */
+	json_t *all = policy_load(b->thresholds_path, "bench-thresholds", POLICY_JSON, &lrc, &err);
 	if (!all) {
 		fprintf(stderr, "cmax bench %s: %s\n", name, err);
 		free(err);
-		return EXIT_DATAERR;
+		return lrc == EXIT_NOINPUT ? EXIT_DATAERR : lrc; /* a missing file too, as before */
 	}
 	b->thresholds = json_incref(json_object_get(all, name));
 	json_decref(all);

@@ -14,6 +14,7 @@
 #include "cuda_dl.h"
 #include "gpu_calc.h"
 #include "../core/datafile.h"
+#include "../core/policyfile.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
@@ -1083,13 +1084,14 @@ static int confirm(const struct gctx *g)
 	return 0;
 }
 
-static json_t *load_data(const char *file, const char *dflt, int *rc)
+static json_t *load_data(const char *file, const char *dflt, const char *schema, int *rc)
 {
 	char *path = file ? xstrdup(file) : datafile_path(dflt), *err = NULL;
-	json_t *j = datafile_load_json(path, &err);
+	/* validated against its schema before use (core/policyfile.h) */
+	json_t *j = policy_load(path, schema, POLICY_JSON, rc, &err);
 	if (!j) {
 		fprintf(stderr, "cmax bench gpu: %s\n", err);
-		*rc = EXIT_DATAERR;
+		*rc = EXIT_DATAERR; /* a missing file too, as before */
 	}
 	free(err);
 	free(path);
@@ -1102,9 +1104,9 @@ int bench_gpu_main(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	json_t *shapes = load_data(o.shapes_file, "gemm-shapes.json", &rc);
-	json_t *specs = shapes ? load_data(o.specs_file, "gpu-specs.json", &rc) : NULL;
-	json_t *models = specs ? load_data(NULL, "gpu-models.json", &rc) : NULL;
+	json_t *shapes = load_data(o.shapes_file, "gemm-shapes.json", "gemm-shapes", &rc);
+	json_t *specs = shapes ? load_data(o.specs_file, "gpu-specs.json", "gpu-specs", &rc) : NULL;
+	json_t *models = specs ? load_data(NULL, "gpu-models.json", "gpu-models", &rc) : NULL;
 	struct moe_src mods[8];
 	long tok[16];
 	int nmod = shapes ? load_models(shapes, mods, 8) : 0, ntok = shapes ? token_counts(&o, shapes, tok) : 0;

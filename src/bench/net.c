@@ -4,13 +4,22 @@
  *
  * nccl-tests figures are graded where they mean something: bus bandwidth at
  * >= 1 GiB (not the footer average, which small sizes dominate) against the
- * line rate of this host's active RDMA ports when the run spans nodes,
- * out-of-place time at 64 KiB, a busbw curve that dips as messages grow
- * (jagged: a WARN symptom of a misconfigured fabric), #wrong / out-of-bounds
- * (FAIL), and busbw as the node count doubles. Without the binaries or the
- * hardware every part is a SKIP with the reason. */
+ * bound of that collective on this platform (netbound.h: the node's rails,
+ * the rail of one rank scaled by the share of its all-to-all traffic that
+ * leaves the node, or NVLink inside one NVLink domain), with the per-GPU
+ * rail rate from the GPU-NIC affinity in sysfs and the ranks per node from
+ * the nccl-tests output; out-of-place time at 64 KiB; a busbw curve that
+ * dips as messages grow (jagged: a WARN symptom of a misconfigured fabric);
+ * #wrong / out-of-bounds (FAIL); busbw as the node count doubles. A
+ * collective that started and then hung is a FAIL with the last size it
+ * completed; one that printed nothing is an ERROR. Without the binaries or
+ * the hardware every part is a SKIP with the reason. */
 #include "bench.h"
+#include "gpu_calc.h"
+#include "netbound.h"
 #include "netfront.h"
+#include "netsys.h"
+#include "../collect/gpu_models.h"
 #include "../core/argv.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
@@ -50,11 +59,15 @@ struct nopts {
 	int scaling;               /* also 1, 2, 4, ... nodes */
 	int nccl_json;             /* -J into the work directory, parse that */
 	int run_timeout_s;
-	double line_rate_gbit;     /* per node, override; NAN = from sysfs */
+	double line_rate_gbit;     /* per node, override (= node total / ranks per node) */
+	double rail_rate_gbit;     /* per GPU, override; NAN = from the GPU-NIC affinity */
+	const char *platform;      /* auto, hgx, nvl72 */
+	const char *nvlink;        /* auto, on, off (multi-node NVLink and NVLS on NVL72) */
 	int nccl;                  /* run the nccl-tests part */
 	int perftest;
 	const char *hcas;
 	int pt_port;
+	int pt_timeout_s;          /* per perftest client */
 	const char *frontend;      /* host list for the front-end part */
 	const char *via;           /* command prefix to run on host {name} */
 	int start_servers;
@@ -78,17 +91,31 @@ static void usage(FILE *out)
 	      "  --gpus-per-node N      ranks per node (default: /dev/nvidiaN count)\n"
 	      "  --scaling              also run at 1, 2, 4, ... nodes and report busbw as nodes double\n"
 	      "  --hosts LIST           mpirun hosts (hostlist syntax)\n"
-	      "  --min-bytes B --max-bytes B   sweep bounds (default 8 and 16G)\n"
+	      "  --min-bytes B --max-bytes B   sweep bounds (default 8 and 16G, the method's); the rows\n"
+	      "                         are mode \"full\" when the sweep covers 8 B to 16 GiB, else \"quick\"\n"
 	      "  --nccl-args 'ARGS'     more nccl-tests arguments (e.g. '-c 0')\n"
 	      "  --nccl-json            also ask for -J FILE (nccl-tests >= 2.17) and parse it\n"
-	      "  --run-timeout S        per nccl-tests run (default 1800; a hang becomes an ERROR)\n"
-	      "  --line-rate GBIT       NIC line rate per node in Gb/s (default: active ports in\n"
-	      "                         /sys/class/infiniband/*/ports/*/rate)\n"
+	      "  --run-timeout S        per nccl-tests run (default 1800): a run that started and then\n"
+	      "                         hung is a FAIL naming the last size it completed; one that\n"
+	      "                         printed nothing is an ERROR\n"
+	      "  Each busbw is graded against the link that bounds it (docs/bench.md): across nodes the\n"
+	      "  node's rails (all_reduce, all_gather, reduce_scatter, broadcast, reduce: ranks per node x\n"
+	      "  rail rate), all-to-all rail rate x (n-1)/(n-g), sendrecv one rail; inside one NVLink\n"
+	      "  domain the GPU's NVLink bandwidth (data/gpu-specs.json). Rail rate = the active port\n"
+	      "  rate of each GPU's nearest NIC (PCI tree under --sysroot) / the GPUs that share it.\n"
+	      "  --platform P           auto (default: GB200/GB300 device names mean nvl72), hgx, nvl72\n"
+	      "  --nvlink M             auto (default), on, off: off exports NCCL_MNNVL_ENABLE=0 and\n"
+	      "                         NCCL_NVLS_ENABLE=0 (the method isolates scale-out on NVL72 so);\n"
+	      "                         NVL72 trays then talk over their NICs\n"
+	      "  --rail-rate GBIT       per-GPU scale-out rate in Gb/s (instead of the affinity)\n"
+	      "  --line-rate GBIT       per-node NIC total in Gb/s (rail rate = it / ranks per node)\n"
 	      "  --no-nccl              skip the collectives\n"
 	      "RDMA per rail:\n"
 	      "  --perftest             ib_write_bw and ib_read_bw per HCA (between the first two nodes of\n"
 	      "                         the allocation, else through the HCA's loopback)\n"
 	      "  --hca LIST             HCAs (default: active ones in sysfs)   --perftest-port P\n"
+	      "  --perftest-timeout S   per client (default 120): one that exchanged its queue pairs and\n"
+	      "                         then hung is a FAIL, one that never connected an ERROR\n"
 	      "Front-end network (native):\n"
 	      "  --frontend HOSTS       [NAME=]ADDR[:PORT],... : RTT, UDP loss, TCP throughput per directed pair\n"
 	      "  --via 'CMD {name}'     run the probe on host NAME with this prefix (e.g. 'ssh {name}',\n"
@@ -97,7 +124,7 @@ static void usage(FILE *out)
 	      "  --start-servers        start the servers through --via / srun (else start them by hand)\n"
 	      "  --frontend-seconds S   TCP throughput seconds per pair (default 2)\n"
 	      "  --udp-probes N         UDP probes per pair (default 200)\n"
-	      "  --sysroot DIR          read /sys/class/infiniband and /dev under DIR (recorded hosts)\n"
+	      "  --sysroot DIR          read /sys (PCI tree, infiniband) and /dev under DIR (recorded hosts)\n"
 	      "  --serve ADDR:PORT      run the server here (bounded: --serve-time S, default 600;\n"
 	      "                         --serve-bytes B, default 64G)\n\n", out);
 	bench_common_usage(out);
@@ -120,6 +147,24 @@ static double parse_bytes(const char *s)
 	return *end ? NAN : v;
 }
 
+/* The method's sweep is 8 B to 16 GiB; a -b / -e in --nccl-args wins (nccl-tests
+ * takes the last of each). */
+static int sweep_is_full(const struct nopts *o)
+{
+	double lo = parse_bytes(o->min_bytes), hi = parse_bytes(o->max_bytes);
+	struct argv_list v = { 0 };
+	if (o->extra)
+		argv_add_words(&v, o->extra);
+	for (size_t i = 0; i + 1 < v.n; i++) {
+		if (!strcmp(v.v[i], "-b") || !strcmp(v.v[i], "--minbytes"))
+			lo = parse_bytes(v.v[i + 1]);
+		else if (!strcmp(v.v[i], "-e") || !strcmp(v.v[i], "--maxbytes"))
+			hi = parse_bytes(v.v[i + 1]);
+	}
+	argv_free(&v);
+	return lo <= 8 && hi >= 16 * GiB;
+}
+
 static int parse(int argc, char **argv, struct nopts *o)
 {
 	memset(o, 0, sizeof *o);
@@ -128,8 +173,12 @@ static int parse(int argc, char **argv, struct nopts *o)
 	o->max_bytes = "16G";
 	o->run_timeout_s = 1800;
 	o->line_rate_gbit = NAN;
+	o->rail_rate_gbit = NAN;
+	o->platform = "auto";
+	o->nvlink = "auto";
 	o->nccl = 1;
 	o->pt_port = 18515;
+	o->pt_timeout_s = 120;
 	o->serve_time = 600;
 	o->serve_bytes = 64 * GiB;
 	nf_probe_defaults(&o->probe);
@@ -168,13 +217,17 @@ static int parse(int argc, char **argv, struct nopts *o)
 		STR("--serve", serve)
 		STR("--probe", probe_targets)
 		STR("--sysroot", sysroot)
+		STR("--platform", platform)
+		STR("--nvlink", nvlink)
 		INT("--nodes", nodes, 1, 100000)
 		INT("--gpus-per-node", ppn, 1, 1024)
 		INT("--run-timeout", run_timeout_s, 1, 7 * 86400)
 		INT("--perftest-port", pt_port, 1024, 65000)
+		INT("--perftest-timeout", pt_timeout_s, 1, 86400)
 		INT("--udp-probes", probe.udp_count, 1, 100000)
 		INT("--echo-probes", probe.echo_count, 1, 1000)
 		DBL("--line-rate", line_rate_gbit, 0.001, 1e6)
+		DBL("--rail-rate", rail_rate_gbit, 0.001, 1e6)
 		DBL("--frontend-seconds", probe.tput_s, 0.05, 3600)
 		DBL("--serve-time", serve_time, 1, 86400)
 		DBL("--serve-bytes", serve_bytes, 1, 1e15)
@@ -202,6 +255,18 @@ bad:
 		fprintf(stderr, "cmax bench net: --launcher wants auto, srun, mpirun or local\n");
 		return EXIT_USAGE;
 	}
+	if (strcmp(o->platform, "auto") && strcmp(o->platform, "hgx") && strcmp(o->platform, "nvl72")) {
+		fprintf(stderr, "cmax bench net: --platform wants auto, hgx or nvl72\n");
+		return EXIT_USAGE;
+	}
+	if (strcmp(o->nvlink, "auto") && strcmp(o->nvlink, "on") && strcmp(o->nvlink, "off")) {
+		fprintf(stderr, "cmax bench net: --nvlink wants auto, on or off\n");
+		return EXIT_USAGE;
+	}
+	if (!isnan(o->rail_rate_gbit) && !isnan(o->line_rate_gbit)) {
+		fprintf(stderr, "cmax bench net: --rail-rate and --line-rate say the same thing twice; give one\n");
+		return EXIT_USAGE;
+	}
 	return 0;
 }
 
@@ -225,59 +290,6 @@ static char *id_part(const char *s)
 static json_t *jnum(double v, double scale)
 {
 	return isnan(v) ? json_null() : json_real(round(v * scale) / scale);
-}
-
-/* ---- line rate from sysfs ------------------------------------------------ */
-
-struct port {
-	char dev[64];
-	int port;
-	double gbit;
-	int active;
-	char layer[16];
-};
-
-static int read_ports(struct port *out, int max)
-{
-	char **devs = NULL;
-	size_t nd = 0;
-	int n = 0;
-	if (sr_list("/sys/class/infiniband", &devs, &nd) != 0)
-		return 0;
-	for (size_t i = 0; i < nd && n < max; i++) {
-		char *pd = xasprintf("/sys/class/infiniband/%s/ports", devs[i]);
-		char **ports = NULL;
-		size_t np = 0;
-		if (sr_list(pd, &ports, &np) == 0) {
-			for (size_t j = 0; j < np && n < max; j++) {
-				char *p = xasprintf("%s/%s/rate", pd, ports[j]);
-				char *rate = sr_read_str(p);
-				free(p);
-				p = xasprintf("%s/%s/state", pd, ports[j]);
-				char *st = sr_read_str(p);
-				free(p);
-				p = xasprintf("%s/%s/link_layer", pd, ports[j]);
-				char *ll = sr_read_str(p);
-				free(p);
-				struct port *w = &out[n];
-				memset(w, 0, sizeof *w);
-				snprintf(w->dev, sizeof w->dev, "%s", devs[i]);
-				w->port = atoi(ports[j]);
-				w->gbit = rate ? strtod(rate, NULL) : NAN; /* "400 Gb/sec (4X NDR)" */
-				w->active = st && strstr(st, "ACTIVE") != NULL;
-				snprintf(w->layer, sizeof w->layer, "%s", ll ? ll : "?");
-				if (rate)
-					n++;
-				free(rate);
-				free(st);
-				free(ll);
-			}
-			sr_list_free(ports, np);
-		}
-		free(pd);
-	}
-	sr_list_free(devs, nd);
-	return n;
 }
 
 /* ---- nccl-tests --------------------------------------------------------- */
@@ -368,6 +380,12 @@ static void build_nccl(struct argv_list *v, const struct nopts *o, const struct 
 		argv_add(v, "mpirun");
 		argv_add(v, "-np");
 		argv_addf(v, "%d", nodes * L->ppn);
+		if (!strcmp(o->nvlink, "off")) { /* Open MPI passes no environment to remote ranks without -x */
+			argv_add(v, "-x");
+			argv_add(v, "NCCL_MNNVL_ENABLE=0");
+			argv_add(v, "-x");
+			argv_add(v, "NCCL_NVLS_ENABLE=0");
+		}
 		if (L->hosts && json_array_size(L->hosts)) {
 			struct strbuf sb = STRBUF_INIT;
 			for (int i = 0; i < nodes && i < (int)json_array_size(L->hosts); i++)
@@ -413,9 +431,184 @@ struct scale_pt {
 	double busbw;
 };
 
+/* Where the ranks ran: from the rank lines when nccl-tests printed them,
+ * else from the launch. */
+struct geo {
+	int ranks, per_node, nodes;
+	int uniform;
+	const char *source;   /* "output", "launch" */
+};
+
+static void geometry(const struct nccl_result *nr, const struct launch *L, int nodes, struct geo *g)
+{
+	int uniform = 0, per = nccl_ranks_per_host(nr, &uniform);
+	if (nr->nhosts > 0 && per > 0 && nr->nranks > 0) {
+		g->ranks = nr->nranks;
+		g->nodes = nr->nhosts;
+		g->per_node = per;
+		g->uniform = uniform;
+		g->source = "output";
+	} else {
+		g->nodes = nodes;
+		g->per_node = L->ppn;
+		g->ranks = nr->nranks > 0 ? nr->nranks : nodes * L->ppn;
+		g->uniform = 1;
+		g->source = "launch";
+	}
+}
+
+static const char *gpu_key(const struct hostnet *h, const char *name)
+{
+	if (!name || !h->models)
+		return NULL;
+	return json_string_value(json_object_get(gpu_model_match(h->models, "nvidia", name, NULL), "key"));
+}
+
+/* The bound of this run (netbound.c) and its inputs, recorded in ob. */
+static void line_model(const struct hostnet *h, const struct nopts *o, const char *coll, const struct geo *g,
+		       const char *gpu_name, struct nb_out *out, json_t *ob)
+{
+	const char *key = gpu_key(h, gpu_name);
+	enum nb_platform pf = !strcmp(o->platform, "nvl72") ? NB_NVL72 : !strcmp(o->platform, "hgx") ? NB_HGX
+			      : key && (!strcmp(key, "GB200") || !strcmp(key, "GB300")) ? NB_NVL72 : NB_HGX;
+	const char *env = getenv("NCCL_MNNVL_ENABLE");
+	int mnnvl = pf == NB_NVL72 && (!strcmp(o->nvlink, "on") ||
+				       (!strcmp(o->nvlink, "auto") && !(env && !strcmp(env, "0"))));
+	const json_t *spec = key && h->specs ? json_object_get(json_object_get(h->specs, "models"), key) : NULL;
+	double nvl = spec ? gpu_spec_num(spec, "nvlink_gb_s") : NAN;
+	double rail = NAN;
+	const char *src;
+	char srcbuf[400];
+	if (!isnan(o->rail_rate_gbit)) {
+		rail = o->rail_rate_gbit;
+		src = "--rail-rate";
+	} else if (!isnan(o->line_rate_gbit)) {
+		rail = g->per_node > 0 ? o->line_rate_gbit / g->per_node : NAN;
+		src = "--line-rate / ranks per node";
+	} else if (h->rails.ok) {
+		rail = h->rails.rail_gbit;
+		snprintf(srcbuf, sizeof srcbuf, "pci: %d GPUs, %d rail NIC%s%s", h->rails.ngpus, h->rails.nrails,
+			 h->rails.nrails == 1 ? "" : "s", h->rails.gpus_below ? ", some GPUs below the rail rate" : "");
+		src = srcbuf;
+	} else if (h->nact > 0 && g->per_node > 0) {
+		rail = h->active_gbit / g->per_node;
+		snprintf(srcbuf, sizeof srcbuf, "fallback: active ports / ranks per node (no GPU-NIC affinity: %s)",
+			 h->rails.why);
+		src = srcbuf;
+	} else {
+		snprintf(srcbuf, sizeof srcbuf, "none (%s)", h->rails.why[0] ? h->rails.why : "no active port");
+		src = srcbuf;
+	}
+	struct nb_in in = { .collective = coll, .ranks = g->ranks, .ranks_per_node = g->per_node, .nodes = g->nodes,
+			    .platform = pf, .mnnvl = mnnvl, .nvl_domain_nodes = 18, .rail_gbit = rail,
+			    .nvlink_gb_s = nvl, .gpu_model = key ? key : gpu_name };
+	nb_bound(&in, out);
+	json_object_set_new(ob, "ranks", g->ranks ? json_integer(g->ranks) : json_null());
+	json_object_set_new(ob, "ranks_per_node", g->per_node ? json_integer(g->per_node) : json_null());
+	json_object_set_new(ob, "nodes", json_integer(g->nodes));
+	json_object_set_new(ob, "geometry_from", json_string(g->source));
+	json_object_set_new(ob, "gpu", gpu_name ? json_string(gpu_name) : json_null());
+	json_object_set_new(ob, "gpu_model", key ? json_string(key) : json_null());
+	json_object_set_new(ob, "platform", json_string(nb_platform_name(pf)));
+	json_object_set_new(ob, "nvlink", json_string(pf == NB_NVL72 ? (mnnvl ? "on" : "off") : "in-node"));
+	json_object_set_new(ob, "bound", out->bound ? json_string(out->bound) : json_null());
+	json_object_set_new(ob, "line_rate_gb_s", jnum(out->line_gb_s, 1000));
+	json_object_set_new(ob, "bound_formula", out->bound ? json_string(out->formula) : json_null());
+	json_object_set_new(ob, "not_graded", out->bound ? json_null() : json_string(out->why));
+	json_object_set_new(ob, "rail_gbit_s", jnum(rail, 100));
+	json_object_set_new(ob, "nvlink_gb_s", jnum(nvl, 100));
+	json_object_set_new(ob, "cross_node_fraction", jnum(out->cross_node_fraction, 10000));
+	json_object_set_new(ob, "affinity", json_string(src));
+}
+
+static json_t *curve_json(const struct nccl_result *nr)
+{
+	json_t *curve = json_array();
+	for (size_t i = 0; i < nr->nrows; i++) {
+		json_t *pt = json_array();
+		json_array_append_new(pt, json_real(nr->rows[i].size));
+		json_array_append_new(pt, jnum(nr->rows[i].p[NCCL_OOP].time_us, 100));
+		json_array_append_new(pt, jnum(nr->rows[i].p[NCCL_OOP].busbw, 100));
+		json_array_append_new(pt, jnum(nr->rows[i].p[NCCL_INP].busbw, 100));
+		json_array_append_new(curve, pt);
+	}
+	return curve;
+}
+
+static json_t *hosts_json(const struct nccl_result *nr)
+{
+	json_t *hs = json_array();
+	for (int i = 0; i < nr->nhosts && i < 64; i++)
+		json_array_append_new(hs, json_string(nr->hosts[i]));
+	return hs;
+}
+
+static const char *fmt_bytes(double b, char *buf, size_t n)
+{
+	static const char *u[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int k = 0;
+	if (isnan(b))
+		return "?";
+	while (b >= 1024 && k < 4 && fmod(b, 1024) == 0) {
+		b /= 1024;
+		k++;
+	}
+	snprintf(buf, n, "%.0f %s", b, u[k]);
+	return buf;
+}
+
+/* A run killed at --run-timeout after it had started: the fabric hung the
+ * collective (the method counts it against networking), so a FAIL with
+ * where it stopped; the row has no busbw_line_ratio. */
+static void hung_row(struct result *r, const struct nccl_result *nr, const struct launch *L, int nodes,
+		     const char *bin, const struct cmd_result *cr)
+{
+	struct geo g;
+	geometry(nr, L, nodes, &g);
+	double last = nccl_last_size(nr), pending = nccl_pending_size(nr);
+	json_t *ob = json_object();
+	json_object_set_new(ob, "collective", json_string(nr->collective));
+	json_object_set_new(ob, "nodes", json_integer(g.nodes));
+	json_object_set_new(ob, "ranks", g.ranks ? json_integer(g.ranks) : json_null());
+	json_object_set_new(ob, "ranks_per_node", g.per_node ? json_integer(g.per_node) : json_null());
+	json_object_set_new(ob, "hosts", hosts_json(nr));
+	json_object_set_new(ob, "gpu", nr->gpu_name ? json_string(nr->gpu_name) : json_null());
+	json_object_set_new(ob, "nccl_tests_version", nr->version ? json_string(nr->version) : json_null());
+	json_object_set_new(ob, "source", json_string(nr->from_json ? "json" : "text"));
+	json_object_set_new(ob, "hung", json_true());
+	json_object_set_new(ob, "nccl_initialised", json_boolean(nr->table_started || nr->nrows));
+	json_object_set_new(ob, "last_completed_bytes", isnan(last) ? json_null() : json_real(last));
+	json_object_set_new(ob, "hung_at_bytes", nr->nrows && !isnan(pending) ? json_real(pending) : json_null());
+	json_object_set_new(ob, "timeout_s", json_integer(cr->timeout_ms / 1000));
+	json_object_set_new(ob, "curve_size_time_us_busbw_oop_inp", curve_json(nr));
+	r_observed(r, ob);
+	char b1[32], b2[32];
+	if (nr->nrows && !isnan(pending))
+		r_fail(r, "HUNG at %s: %s completed every size up to %s on %d node%s x %d rank%s, then made no "
+			  "progress for the rest of %d s and was killed (a fabric failure)",
+		       fmt_bytes(pending, b1, sizeof b1), bin, fmt_bytes(last, b2, sizeof b2), g.nodes, g.nodes == 1 ? "" : "s",
+		       g.per_node, g.per_node == 1 ? "" : "s", cr->timeout_ms / 1000);
+	else if (nr->nrows)
+		r_fail(r, "HUNG after its last size (%s): %s did not finish within %d s and was killed",
+		       fmt_bytes(last, b2, sizeof b2), bin, cr->timeout_ms / 1000);
+	else if (nr->table_started)
+		r_fail(r, "HUNG before its first size row: NCCL was initialised on %d node%s x %d rank%s, then %s made no "
+			  "progress for %d s (it warms up every size before printing%s; its stdout is block-buffered "
+			  "through a pipe, so rows may be held back)", g.nodes, g.nodes == 1 ? "" : "s", g.per_node,
+		       g.per_node == 1 ? "" : "s", bin, cr->timeout_ms / 1000,
+		       nr->warmup_iters == 0 ? "" : " from 2.16.8; rerun with --nccl-args '-w 0' to see the size");
+	else
+		r_fail(r, "HUNG while NCCL initialised: %s printed its %d rank line%s and then made no progress for %d s "
+			  "(bootstrap or transport set-up across the fabric)", bin, nr->nranks, nr->nranks == 1 ? "" : "s",
+		       cr->timeout_ms / 1000);
+	r_remedy(r, "Rerun that size alone with NCCL_DEBUG=INFO (-b SIZE -e SIZE) and look for the rank that stopped: "
+		    "its NIC (`cmax bench net --perftest`), link flaps, PFC pauses or a switch port; a hang is "
+		    "counted against networking");
+}
+
 /* One nccl-tests run graded into one row; returns the large-message busbw. */
-static double run_nccl(struct bench_run *b, const struct nopts *o, const struct launch *L, const char *bin,
-		       int nodes, double line_gbit, int nports)
+static double run_nccl(struct bench_run *b, const struct nopts *o, const struct launch *L, const struct hostnet *h,
+		       const char *bin, int nodes)
 {
 	char coll[64];
 	snprintf(coll, sizeof coll, "%.*s", (int)(strlen(bin) - 5), bin);
@@ -432,40 +625,70 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 	struct cmd_result cr;
 	runner_run((const char *const *)v.v, &ro, &cr);
 	char *cmd = argv_display(&v);
+	if (!strcmp(o->nvlink, "off")) {
+		char *c2 = xasprintf("NCCL_MNNVL_ENABLE=0 NCCL_NVLS_ENABLE=0 %s", cmd);
+		free(cmd);
+		cmd = c2;
+	}
 	r_reproduce(r, cmd);
 	r_evidence(r, cmd_evidence(&cr, 2000));
 	r_expected(r, json_deep_copy(b->thresholds));
-	struct nccl_result nr;
+	struct nccl_result nr, tr;
 	char *err = NULL;
 	int parsed = -1;
 	size_t jl = 0;
 	char *jt = jpath ? bench_read_file(jpath, 64u << 20, &jl) : NULL;
 	if (jt) {
 		parsed = nccl_parse_json(jt, jl, &nr, &err);
-		r_evidence_note(r, "parsed the -J file %s", jpath);
+		r_evidence_note(r, "parsed the -J file %s%s", jpath, parsed == 0 && nr.truncated ?
+				" (unterminated: closed at its last complete result)" : "");
 	}
-	if (parsed != 0 && cr.out) {
-		free(err);
-		err = NULL;
-		parsed = nccl_parse_text(cr.out, cr.out_len, &nr, &err);
+	if ((parsed != 0 || nr.truncated) && cr.out) {
+		char *terr = NULL;
+		if (nccl_parse_text(cr.out, cr.out_len, &tr, &terr) == 0) {
+			/* the table on stdout, unless a cut -J file got further */
+			if (parsed != 0 || tr.nrows >= nr.nrows || tr.concluded) {
+				if (parsed == 0)
+					nccl_result_free(&nr);
+				nr = tr;
+				parsed = 0;
+				free(err);
+				err = NULL;
+			} else {
+				nccl_result_free(&tr);
+			}
+		} else if (parsed != 0) {
+			free(err);
+			err = terr;
+			terr = NULL;
+		}
+		free(terr);
 	}
+	if (parsed == 0 && !nr.collective)
+		nr.collective = xstrdup(coll);
 	double peak = NAN;
 	if (bench_interrupted()) {
 		r_skip(r, "interrupted before this run finished");
 	} else if (cr.outcome == RUN_NOT_FOUND) {
 		r_skip(r, "%s not found on PATH", v.v[0]);
+	} else if (cr.outcome == RUN_TIMEOUT && parsed == 0 && nr.started) {
+		hung_row(r, &nr, L, nodes, bin, &cr);
 	} else if (cr.outcome == RUN_TIMEOUT) {
-		r_error(r, "HUNG: %s did not finish within %d s and was killed (nccl-tests hangs on a broken fabric; "
-			   "rerun with NCCL_DEBUG=INFO)", bin, cr.timeout_ms / 1000);
+		r_error(r, "HUNG: %s printed nothing within %d s and was killed (it never started: the launcher, the "
+			   "allocation or the binary; rerun with NCCL_DEBUG=INFO)", bin, cr.timeout_ms / 1000);
 	} else if (parsed != 0) {
 		char *d = cmd_describe(&cr);
 		r_error(r, "%s %s without a usable table (%s)%s%.200s", bin, d, err ? err : "?", cr.err && *cr.err ? ": " : "",
 			cr.err ? cr.err : "");
 		free(d);
+	} else if (!nr.nrows && isnan(nr.avg_busbw) && !nr.failed) {
+		char *d = cmd_describe(&cr);
+		r_error(r, "%s %s before its first size (no failure line)%s%.200s", bin, d, cr.err && *cr.err ? ": " : "",
+			cr.err ? cr.err : "");
+		free(d);
 	} else {
-		if (!nr.collective)
-			nr.collective = xstrdup(coll);
-		int nhost = nr.nhosts ? nr.nhosts : nodes;
+		struct geo g;
+		geometry(&nr, L, nodes, &g);
 		double at, at64;
 		double minsz = GiB;
 		if (nr.nrows && nr.rows[nr.nrows - 1].size < GiB)
@@ -474,16 +697,12 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 		double lat = nccl_time_at(&nr, 65536, &at64);
 		double ws, wd, noise = bench_th_num(b, "jagged", "noise", 0.1);
 		int dips = nccl_jagged(&nr, bench_th_num(b, "jagged", "min_bytes", 1048576), noise, &ws, &wd);
-		double line_gbs = line_gbit / 8;
-		double ratio = nhost > 1 && line_gbs > 0 ? peak / line_gbs : NAN;
 		json_t *ob = json_object();
 		json_object_set_new(ob, "collective", json_string(nr.collective));
-		json_object_set_new(ob, "ranks", nr.nranks ? json_integer(nr.nranks) : json_null());
-		json_object_set_new(ob, "nodes", json_integer(nhost));
-		json_t *hs = json_array();
-		for (int i = 0; i < nr.nhosts && i < 64; i++)
-			json_array_append_new(hs, json_string(nr.hosts[i]));
-		json_object_set_new(ob, "hosts", hs);
+		struct nb_out bo;
+		line_model(h, o, nr.collective, &g, nr.gpu_name, &bo, ob);
+		double ratio = bo.bound && bo.line_gb_s > 0 ? peak / bo.line_gb_s : NAN;
+		json_object_set_new(ob, "hosts", hosts_json(&nr));
 		json_object_set_new(ob, "nccl_tests_version", nr.version ? json_string(nr.version) : json_null());
 		json_object_set_new(ob, "nccl_version", nr.nccl_version ? json_string(nr.nccl_version) : json_null());
 		json_object_set_new(ob, "source", json_string(nr.from_json ? "json" : "text"));
@@ -491,24 +710,13 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 		json_object_set_new(ob, "busbw_peak_at_bytes", isnan(at) ? json_null() : json_real(at));
 		json_object_set_new(ob, "busbw_footer_avg_gb_s", jnum(nr.avg_busbw, 1e4));
 		json_object_set_new(ob, "latency_64k_us", jnum(lat, 100));
-		json_object_set_new(ob, "nic_line_rate_gbit_s", jnum(line_gbit, 100));
-		json_object_set_new(ob, "nic_ports", json_integer(nports));
 		json_object_set_new(ob, "busbw_line_ratio", jnum(ratio, 1000));
 		json_object_set_new(ob, "wrong", nr.wrong_total < 0 ? json_null() : json_integer(nr.wrong_total));
 		json_object_set_new(ob, "out_of_bounds", nr.oob < 0 ? json_null() : json_integer(nr.oob));
 		json_object_set_new(ob, "jagged_dips", json_integer(dips));
 		json_object_set_new(ob, "jagged_worst_at_bytes", isnan(ws) ? json_null() : json_real(ws));
 		json_object_set_new(ob, "jagged_worst_drop_pct", jnum(wd * 100, 10));
-		json_t *curve = json_array();
-		for (size_t i = 0; i < nr.nrows; i++) {
-			json_t *pt = json_array();
-			json_array_append_new(pt, json_real(nr.rows[i].size));
-			json_array_append_new(pt, jnum(nr.rows[i].p[NCCL_OOP].time_us, 100));
-			json_array_append_new(pt, jnum(nr.rows[i].p[NCCL_OOP].busbw, 100));
-			json_array_append_new(pt, jnum(nr.rows[i].p[NCCL_INP].busbw, 100));
-			json_array_append_new(curve, pt);
-		}
-		json_object_set_new(ob, "curve_size_time_us_busbw_oop_inp", curve);
+		json_object_set_new(ob, "curve_size_time_us_busbw_oop_inp", curve_json(&nr));
 		r_observed(r, ob);
 
 		struct strbuf why = STRBUF_INIT;
@@ -523,44 +731,70 @@ static double run_nccl(struct bench_run *b, const struct nopts *o, const struct 
 			sb_addf(&why, "; %ld wrong elements, %ld out-of-bounds values: data corruption", nr.wrong_total > 0 ? nr.wrong_total : 0,
 				nr.oob > 0 ? nr.oob : 0);
 		}
-		char *rk = xasprintf("busbw_line_ratio_%s", nr.collective);
-		const json_t *tr = bench_th(b, rk) ? bench_th(b, rk) : bench_th(b, "busbw_line_ratio");
+		/* thresholds: inside an NVLink domain one set for every collective;
+		 * across nodes per collective (all-to-all), else the common one */
+		char *rk = bo.kind == NB_NVLINK ? xstrdup("busbw_line_ratio_nvlink") : xasprintf("busbw_line_ratio_%s", nr.collective);
+		const json_t *tr2 = bench_th(b, rk) ? bench_th(b, rk) : bench_th(b, "busbw_line_ratio");
 		free(rk);
-		enum status s = bench_grade(tr, ratio, &w);
+		enum status s = bench_grade(tr2, ratio, &w);
 		if (s != ST_SKIP) {
 			st = st_worse(st, s);
 			if (s != ST_PASS)
-				sb_addf(&why, "; busbw %.1f GB/s is %.0f%% of the %.0f Gb/s line rate, %s", peak, ratio * 100, line_gbit, w);
+				sb_addf(&why, "; busbw %.1f GB/s is %.0f%% of the %s bound %.1f GB/s, %s", peak, ratio * 100,
+					bo.bound, bo.line_gb_s, w);
 		}
-		s = bench_grade(bench_th(b, "latency_64k_us"), lat, &w);
+		rk = xasprintf("latency_64k_us_%s", nr.collective);
+		const json_t *lt = bench_th(b, rk) ? bench_th(b, rk) : bench_th(b, "latency_64k_us");
+		free(rk);
+		/* limits stated for reference_ranks ranks grow with the peers of a
+		 * larger world (an all-to-all sends one message to every other rank) */
+		json_t *scaled = NULL;
+		double ref = json_is_integer(json_object_get(lt, "reference_ranks")) ?
+			     (double)json_integer_value(json_object_get(lt, "reference_ranks")) : NAN;
+		double lscale = ref >= 2 && g.ranks > ref ? (g.ranks - 1) / (ref - 1) : 1;
+		if (lscale > 1) {
+			scaled = json_deep_copy(lt);
+			static const char *const keys[] = { "warn_above", "fail_above" };
+			for (int k = 0; k < 2; k++) {
+				json_t *v = json_object_get(scaled, keys[k]);
+				if (json_is_number(v))
+					json_object_set_new(scaled, keys[k], json_real(json_number_value(v) * lscale));
+			}
+			lt = scaled;
+		}
+		json_object_set_new(ob, "latency_64k_limit_scale", jnum(lscale, 1000));
+		s = bench_grade(lt, lat, &w);
 		if (s != ST_SKIP && s != ST_PASS) {
 			st = st_worse(st, s);
 			sb_addf(&why, "; %.1f us at 64 KiB is %s", lat, w);
+			if (lscale > 1)
+				sb_addf(&why, " (limits x %.2f for %d ranks)", lscale, g.ranks);
 		}
+		json_decref(scaled);
 		if (dips > 0) {
 			st = st_worse(st, ST_WARN);
-			sb_addf(&why, "; jagged curve: busbw falls as messages grow (%d dip%s, worst -%.0f%% at %.0f MiB)", dips,
-				dips == 1 ? "" : "s", wd * 100, ws / 1048576);
+			sb_addf(&why, "; jagged curve (not a logistic rise): busbw falls as messages grow (%d dip%s, worst "
+				      "-%.0f%% at %.0f MiB)", dips, dips == 1 ? "" : "s", wd * 100, ws / 1048576);
 		}
 		struct strbuf sum = STRBUF_INIT;
-		sb_addf(&sum, "busbw %.1f GB/s at %.0f MiB", peak, isnan(at) ? 0 : at / 1048576);
+		sb_addf(&sum, "busbw %.2f GB/s at %.0f MiB", peak, isnan(at) ? 0 : at / 1048576);
 		if (!isnan(ratio))
-			sb_addf(&sum, " (%.0f%% of %.0f Gb/s line rate)", ratio * 100, line_gbit);
-		else if (nhost <= 1)
-			sb_adds(&sum, " (one node: not compared with the NIC line rate)");
+			sb_addf(&sum, " = %.0f%% of %.1f GB/s (%s: %s)%s", ratio * 100, bo.line_gb_s, bo.bound, bo.formula,
+				ratio > 1.05 ? ", above the bound: NVLS/SHARP offload, or a bound that does not fit (--platform, --rail-rate)" : "");
 		else
-			sb_adds(&sum, " (NIC line rate unknown: no active port in /sys/class/infiniband; --line-rate)");
+			sb_addf(&sum, " (not graded against a line rate: %s)", bo.why);
 		sb_addf(&sum, ", %.1f us at 64 KiB", lat);
 		if (nr.wrong_total < 0)
 			sb_adds(&sum, ", correctness unchecked (#wrong N/A)");
 		r_status(r, st, "%s%s", sb_str(&sum), why.len ? sb_str(&why) : "");
 		if (st == ST_FAIL || st == ST_WARN)
-			r_remedy(r, "Compare with `NCCL_DEBUG=INFO` (transport, NCCL_IB_HCA, GDR), check every rail with "
-				    "`cmax bench net --perftest`, and look for link flaps / PFC pauses on the switch ports.");
+			r_remedy(r, "Compare with `NCCL_DEBUG=INFO` (transport, NCCL_IB_HCA, GDR, the network plugin), check every "
+				    "rail with `cmax bench net --perftest`, and look for link flaps / PFC pauses on the switch ports.");
 		sb_free(&sum);
 		sb_free(&why);
-		nccl_result_free(&nr);
 	}
+	if (parsed == 0)
+		nccl_result_free(&nr);
 	free(jt);
 	free(jpath);
 	free(err);
@@ -737,7 +971,7 @@ static void run_perftest(struct bench_run *b, const struct nopts *o, const struc
 			pid_t sp = spawn_bg(s.v, log);
 			struct timespec ts = { 0, 500 * 1000000 }; /* the server listens */
 			nanosleep(&ts, NULL);
-			struct run_opts ro = { .timeout_ms = 120000 };
+			struct run_opts ro = { .timeout_ms = o->pt_timeout_s * 1000 };
 			struct cmd_result cr;
 			runner_run((const char *const *)c.v, &ro, &cr);
 			reap_bg(sp, 3000);
@@ -748,9 +982,32 @@ static void run_perftest(struct bench_run *b, const struct nopts *o, const struc
 			r_expected(r, json_deep_copy(bench_th(b, "perftest_line_ratio")));
 			struct pt_report pr;
 			char *err = NULL;
-			int ok = cr.outcome == RUN_EXITED && pt_parse(cr.out, cr.out_len, &pr, &err) == 0;
-			if (cr.outcome == RUN_TIMEOUT) {
-				r_error(r, "HUNG: %s did not finish within %d s", tests[t], cr.timeout_ms / 1000);
+			int parsed = (cr.outcome == RUN_EXITED || cr.outcome == RUN_TIMEOUT) &&
+				     pt_parse(cr.out, cr.out_len, &pr, &err) == 0;
+			int ok = parsed && cr.outcome == RUN_EXITED;
+			if (cr.outcome == RUN_TIMEOUT && parsed && (pr.connected || pr.table_started || pr.nrows)) {
+				/* the QPs were exchanged and the RDMA test began: the fabric hung it */
+				json_t *ob = json_object();
+				json_object_set_new(ob, "device", json_string(devs[d]));
+				json_object_set_new(ob, "peer", srv ? json_string(srv) : json_string("loopback"));
+				json_object_set_new(ob, "hung", json_true());
+				json_object_set_new(ob, "connected", json_boolean(pr.connected));
+				json_object_set_new(ob, "table_started", json_boolean(pr.table_started));
+				json_object_set_new(ob, "rows", json_integer((json_int_t)pr.nrows));
+				json_object_set_new(ob, "timeout_s", json_integer(cr.timeout_ms / 1000));
+				json_object_set_new(ob, "port_rate_gbit_s", jnum(rate[d], 1));
+				r_observed(r, ob);
+				r_fail(r, "HUNG: %s on %s exchanged its queue pairs with %s%s and then moved no data for %d s "
+					  "(a fabric failure on this rail)", tests[t], devs[d], srv ? srv : "the loopback",
+				       pr.table_started ? " and printed its table header" : "", cr.timeout_ms / 1000);
+				r_remedy(r, "Check the port with `ibstat %s` and its counters (`perfquery -x`), the cable and the "
+					    "switch port; rerun by hand to see where it stops", devs[d]);
+				pt_report_free(&pr);
+			} else if (cr.outcome == RUN_TIMEOUT) {
+				if (parsed)
+					pt_report_free(&pr);
+				r_error(r, "HUNG: %s did not finish within %d s and never began the test (no queue-pair exchange: "
+					   "the server, its port or the out-of-band TCP connection)", tests[t], cr.timeout_ms / 1000);
 			} else if (!ok) {
 				char *dsc = cmd_describe(&cr);
 				r_error(r, "%s %s without a report (%s)", tests[t], dsc, err ? err : "?");
@@ -1052,20 +1309,24 @@ int bench_net_main(int argc, char **argv)
 		bench_free(&b);
 		return EXIT_NOINPUT;
 	}
-	struct port ports[128];
-	int np = read_ports(ports, 128);
-	double line = o.line_rate_gbit;
-	int nact = 0;
-	if (isnan(line)) {
-		line = 0;
-		for (int i = 0; i < np; i++)
-			if (ports[i].active && ports[i].gbit > 0) {
-				line += ports[i].gbit;
-				nact++;
-			}
-		if (!nact)
-			line = NAN;
+	struct hostnet *hn = xmalloc(sizeof *hn);
+	hostnet_init(hn);
+	if (hn->data_err) {
+		fprintf(stderr, "cmax bench net: %s\n", hn->data_err);
+		hostnet_free(hn);
+		free(hn);
+		bench_free(&b);
+		return EXIT_DATAERR;
 	}
+	if (!strcmp(o.nvlink, "off")) {
+		/* NCCL's documented switches: no multi-node NVLink (NVL72 trays then
+		 * talk over their NICs) and no NVLink SHARP; srun and local runs
+		 * inherit them, mpirun gets -x (build_nccl) */
+		setenv("NCCL_MNNVL_ENABLE", "0", 1);
+		setenv("NCCL_NVLS_ENABLE", "0", 1);
+	}
+	const char *base_mode = b.mode;
+	b.mode = sweep_is_full(&o) ? "full" : "quick";
 	struct launch L = { 0 };
 	struct strbuf lw = STRBUF_INIT;
 	pick_launcher(&o, &L, &lw);
@@ -1084,17 +1345,26 @@ int bench_net_main(int argc, char **argv)
 	sizes[nsz++] = L.max_nodes;
 	json_object_set_new(b.params, "launcher", json_string(sb_str(&lw)));
 	json_object_set_new(b.params, "sweep", json_string("-b 8 -e 16G -f 2 -g 1 (bounds from --min-bytes/--max-bytes)"));
-	json_object_set_new(b.params, "nic_line_rate_gbit_s", jnum(line, 100));
-	json_object_set_new(b.params, "nic_active_ports", json_integer(nact));
+	json_object_set_new(b.params, "sweep_mode", json_string(b.mode));
+	json_object_set_new(b.params, "platform", json_string(o.platform));
+	json_object_set_new(b.params, "nvlink", json_string(o.nvlink));
+	json_object_set_new(b.params, "nvlink_env", !strcmp(o.nvlink, "off") ?
+			    json_string("NCCL_MNNVL_ENABLE=0 NCCL_NVLS_ENABLE=0") : json_null());
+	json_object_set_new(b.params, "rail_rate_gbit_s", !isnan(o.rail_rate_gbit) ? jnum(o.rail_rate_gbit, 100) :
+			    !isnan(o.line_rate_gbit) ? json_null() : hn->rails.ok ? jnum(hn->rails.rail_gbit, 100) : json_null());
+	json_object_set_new(b.params, "line_rate_override_gbit_s", jnum(o.line_rate_gbit, 100));
+	json_object_set_new(b.params, "affinity", hostnet_affinity_json(hn));
 	if (o.b.dry_run) {
-		printf("cmax bench net --dry-run: nothing is run.\nLauncher: %s; NIC line rate %s\n", sb_str(&lw),
-		       isnan(line) ? "unknown" : "known");
+		printf("cmax bench net --dry-run: nothing is run.\nLauncher: %s; per-GPU rail rate %s; sweep %s\n",
+		       sb_str(&lw), !isnan(o.rail_rate_gbit) ? "from --rail-rate" : !isnan(o.line_rate_gbit) ? "from --line-rate" :
+		       hn->rails.ok ? "from the GPU-NIC affinity" : hn->nact ? "from the active ports (no affinity)" : "unknown",
+		       b.mode);
 		for (int i = 0; i < nf; i++)
 			for (int s = 0; s < nsz; s++) {
 				struct argv_list v = { 0 };
 				build_nccl(&v, &o, &L, found[i], sizes[s], o.nccl_json ? "WORKDIR/FILE.json" : NULL);
 				char *c = argv_display(&v);
-				printf("  %s\n", c);
+				printf("  %s%s\n", strcmp(o.nvlink, "off") ? "" : "NCCL_MNNVL_ENABLE=0 NCCL_NVLS_ENABLE=0 ", c);
 				free(c);
 				argv_free(&v);
 			}
@@ -1106,6 +1376,8 @@ int bench_net_main(int argc, char **argv)
 			printf("  front-end probes between %s\n", o.frontend);
 		sb_free(&lw);
 		json_decref(L.hosts);
+		hostnet_free(hn);
+		free(hn);
 		bench_free(&b);
 		return EXIT_OK;
 	}
@@ -1121,6 +1393,8 @@ int bench_net_main(int argc, char **argv)
 		if (rc) {
 			sb_free(&lw);
 			json_decref(L.hosts);
+			hostnet_free(hn);
+			free(hn);
 			bench_free(&b);
 			return rc;
 		}
@@ -1130,7 +1404,7 @@ int bench_net_main(int argc, char **argv)
 		int npt = 0;
 		for (int s = 0; s < nsz && !bench_interrupted(); s++) {
 			pt[npt].nodes = sizes[s];
-			pt[npt++].busbw = run_nccl(&b, &o, &L, found[i], sizes[s], line, nact);
+			pt[npt++].busbw = run_nccl(&b, &o, &L, hn, found[i], sizes[s]);
 		}
 		if (o.scaling && !bench_interrupted()) {
 			char coll[64];
@@ -1138,13 +1412,19 @@ int bench_net_main(int argc, char **argv)
 			scaling_row(&b, coll, pt, npt);
 		}
 	}
+	/* perftest has no reduced variant: its rows are the method's measurement;
+	 * the front-end probe keeps --quick/--full (its seconds per pair) */
+	b.mode = "full";
 	if (o.perftest && !bench_interrupted())
-		run_perftest(&b, &o, ports, np);
+		run_perftest(&b, &o, hn->ports, hn->np);
+	b.mode = base_mode;
 	if (o.frontend && !bench_interrupted())
 		run_frontend(&b, &o);
 	rc = bench_finish(&b, table);
 	sb_free(&lw);
 	json_decref(L.hosts);
+	hostnet_free(hn);
+	free(hn);
 	bench_free(&b);
 	return rc;
 }

@@ -86,7 +86,14 @@ void check_amd_gpus(struct audit_ctx *ctx, struct result *r)
 		r_pass(r, "%s via %s%s", sb_str(&what), src,
 		       onbus < 0 ? "; PCI inventory unavailable for a count comparison" : "");
 	}
-	if (onbus >= 0 && onbus == n && r->status == ST_PASS)
+	long long unid = 0;
+	fact_int(pci, "unidentified", &unid);
+	if (onbus >= 0 && onbus == n && r->status == ST_PASS && unid > 0)
+		/* an unread function may be the GPU the driver lost */
+		r_warn(r, "%s via %s, as many as the PCI bus shows; but %lld PCI function(s) could not be identified "
+		       "(vendor or class unreadable), so a GPU missing from the driver cannot be ruled out",
+		       sb_str(&what), src, unid);
+	else if (onbus >= 0 && onbus == n && r->status == ST_PASS)
 		r_pass(r, "%s via %s; the PCI bus holds %lld", sb_str(&what), src, onbus);
 	sb_free(&what);
 }

@@ -175,6 +175,151 @@ void check_nvidia_driver(struct audit_ctx *ctx, struct result *r)
 	free(label);
 }
 
+static int nvcc_can_target(struct audit_ctx *ctx, const char *release, const char *sm, const char **need);
+
+/* The CUDA architectures the GPUs need ("sm_103"), from nvidia-smi's
+ * compute_cap, else the model table; empty when neither tells. */
+static json_t *gpu_archs(struct audit_ctx *ctx, const json_t *gpus)
+{
+	json_t *archs = json_array();
+	size_t i;
+	json_t *g;
+	json_array_foreach(gpus, i, g) {
+		char *sm = gpu_sm_from_cap(gstr(g, "compute_cap"));
+		if (!sm) {
+			const json_t *m = gpu_model_by_key(ctx->gpu_models, gstr(g, "_model_key"));
+			const char *s = json_string_value(json_object_get(m, "sm"));
+			sm = s ? xstrdup(s) : NULL;
+		}
+		if (sm) {
+			int dup = 0;
+			size_t k;
+			json_t *a;
+			json_array_foreach(archs, k, a)
+				dup |= strcmp(json_string_value(a), sm) == 0;
+			if (!dup)
+				json_array_append_new(archs, json_string(sm));
+		}
+		free(sm);
+	}
+	return archs;
+}
+
+/*
+ * The method's CUDA expectation for the GPUs' architecture
+ * (gpu-models.json method_min_cuda: Blackwell sm_100/sm_103 "requires CUDA
+ * 13.0+"), for every default compiler a user gets: the graded toolkit and
+ * /usr/bin/nvcc. Adds its verdict to the security grade already in r: a
+ * compiler below it FAILs, and the summary says whether that nvcc can
+ * target the architecture at all. Nothing is graded where the architecture
+ * is unknown (nvidia-smi unusable): that is not a finding.
+ */
+static void grade_method_cuda(struct audit_ctx *ctx, struct result *r, json_t *obs, const char *ver,
+			      const char *where, const char *tkpath)
+{
+	json_t *cu = facts_get(ctx, "cuda", NULL);
+	enum col_state nst;
+	json_t *nv = facts_get(ctx, "nvidia", &nst);
+	json_t *archs = gpu_archs(ctx, json_object_get(nv, "gpus"));
+	struct {
+		char *name;
+		const char *release;
+	} cand[2];
+	int nc = 0;
+	cand[nc].name = xstrdup(where);
+	cand[nc++].release = ver;
+	const char *utk = fact_str(cu, "usr_bin_nvcc.toolkit"), *urel = fact_str(cu, "usr_bin_nvcc_release");
+	if (json_is_true(fact_get(cu, "usr_bin_nvcc.exists")) && !(utk && tkpath && strcmp(utk, tkpath) == 0) &&
+	    strcmp(where, "/usr/bin/nvcc") != 0) {
+		const char *tgt = fact_str(cu, "usr_bin_nvcc.target");
+		cand[nc].name = tgt && strcmp(tgt, "/usr/bin/nvcc") ? xasprintf("/usr/bin/nvcc -> %s", tgt) :
+				xstrdup("/usr/bin/nvcc");
+		cand[nc++].release = urel;
+	}
+	struct strbuf below = STRBUF_INIT, met = STRBUF_INIT, want = STRBUF_INIT, unk = STRBUF_INIT;
+	json_t *mo = json_object(), *rows = json_array();
+	size_t i;
+	json_t *a;
+	json_array_foreach(archs, i, a) {
+		const char *sm = json_string_value(a);
+		const json_t *ai = gpu_arch_info(ctx->gpu_models, sm);
+		const char *mv = json_string_value(json_object_get(json_object_get(ai, "method_min_cuda"), "version"));
+		const char *an = json_string_value(json_object_get(ai, "name"));
+		if (!mv)
+			continue;
+		sb_addf(&want, "%s>= %s on %s", want.len ? "; " : "", mv, sm);
+		for (int k = 0; k < nc; k++) {
+			int c;
+			if (!cand[k].release || ver_compare(cand[k].release, mv, &c) != 0) {
+				/* unread: neither meets nor misses the method */
+				if (!strstr(sb_str(&unk), cand[k].name))
+					sb_addf(&unk, "%sthe CUDA release of %s is unreadable", unk.len ? "; " : "",
+						cand[k].name);
+				continue;
+			}
+			const char *need = NULL;
+			int can = nvcc_can_target(ctx, cand[k].release, sm, &need);
+			json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:b,s:o}", "compiler", cand[k].name,
+							      "release", cand[k].release, "architecture", sm,
+							      "method_min_cuda", mv, "meets_method", c >= 0,
+							      "can_target", can < 0 ? json_null() : json_boolean(can)));
+			if (c >= 0) {
+				if (!strstr(sb_str(&met), sm))
+					sb_addf(&met, "%sCUDA %s+ for %s (%s)", met.len ? ", " : "", mv, sm, an ? an : "?");
+				continue;
+			}
+			sb_addf(&below, "%sCUDA %s (%s) is below the method's CUDA %s+ for %s (%s): ", below.len ? "; " : "",
+				cand[k].release, cand[k].name, mv, sm, an ? an : "?");
+			if (can == 0)
+				sb_addf(&below, "this nvcc cannot target %s at all (needs >= %s)", sm, need ? need : "?");
+			else if (can == 1)
+				sb_addf(&below, "this nvcc can target %s (since %s) but the method requires %s+", sm,
+					need ? need : "?", mv);
+			else
+				sb_adds(&below, "whether this nvcc can target it at all is unknown");
+		}
+	}
+	json_object_set_new(mo, "architectures", archs);
+	json_object_set_new(mo, "compilers", rows);
+	json_object_set_new(obs, "method", mo);
+	if (!json_array_size(archs) && json_is_true(json_object_get(nv, "present")))
+		sb_addf(&unk, "%sthe GPUs' CUDA architecture is unknown (%s)", unk.len ? "; " : "",
+			nst == COL_OK ? "no compute capability, model not in cmax's table" : "nvidia-smi unusable");
+	if (want.len) {
+		char *exp = xasprintf("%s (security minimum); %s (the method, data/gpu-models.json)",
+				      json_string_value(r->expected) ? json_string_value(r->expected) : "the minimum",
+				      sb_str(&want));
+		r_expectedf(r, "%s", exp);
+		free(exp);
+	}
+	char *prev = xstrdup(r->summary ? r->summary : "");
+	if (below.len) {
+		if (r->status == ST_FAIL)
+			r_fail(r, "%s; %s", prev, sb_str(&below));
+		else
+			r_fail(r, "%s; %s", sb_str(&below), prev);
+		r_remedy(r, "Install a CUDA toolkit at or above both the security minimum and the method's release for "
+			 "the architecture (%s; e.g. cuda-toolkit-13-1), make it the default (/usr/local/cuda, PATH) "
+			 "and point /usr/bin/nvcc at it or remove the distribution's nvidia-cuda-toolkit package.",
+			 sb_str(&want));
+	} else if (unk.len && (r->status == ST_PASS || r->status == ST_WARN)) {
+		/* a PASS would claim the method's expectation holds, which nobody read */
+		r_warn(r, "%s; could not confirm the method's CUDA for the GPU architecture: %s", prev, sb_str(&unk));
+	} else if (met.len && (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL)) {
+		/* a security FAIL still says the method's part holds: two criteria, one row */
+		r_status(r, r->status, "%s; meets the method's %s", prev, sb_str(&met));
+	}
+	if (unk.len)
+		r_evidence_note(r, "method's CUDA expectation: %s", sb_str(&unk));
+	free(prev);
+	for (int k = 0; k < nc; k++)
+		free(cand[k].name);
+	sb_free(&below);
+	sb_free(&met);
+	sb_free(&want);
+	sb_free(&unk);
+}
+
 /* What users get: the PATH nvcc's toolkit, else /usr/local/cuda, else the newest. */
 void check_cuda_toolkit(struct audit_ctx *ctx, struct result *r)
 {
@@ -237,6 +382,7 @@ void check_cuda_toolkit(struct audit_ctx *ctx, struct result *r)
 	json_object_set_new(obs, "graded", json_string(ver));
 	json_object_set_new(obs, "graded_from", json_string(where));
 	json_object_set(obs, "toolkits", tks);
+	grade_method_cuda(ctx, r, obs, ver, where, tkpath);
 	r_observed(r, obs);
 }
 
@@ -269,27 +415,7 @@ void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
 		return;
 
 	/* Architectures the GPUs need, from nvidia-smi compute_cap, else the model table. */
-	json_t *archs = json_array();
-	size_t i;
-	json_t *g;
-	json_array_foreach(gpus, i, g) {
-		char *sm = gpu_sm_from_cap(gstr(g, "compute_cap"));
-		if (!sm) {
-			const json_t *m = gpu_model_by_key(ctx->gpu_models, gstr(g, "_model_key"));
-			const char *s = json_string_value(json_object_get(m, "sm"));
-			sm = s ? xstrdup(s) : NULL;
-		}
-		if (sm) {
-			int dup = 0;
-			size_t k;
-			json_t *a;
-			json_array_foreach(archs, k, a)
-				dup |= strcmp(json_string_value(a), sm) == 0;
-			if (!dup)
-				json_array_append_new(archs, json_string(sm));
-		}
-		free(sm);
-	}
+	json_t *archs = gpu_archs(ctx, gpus);
 	if (!json_array_size(archs)) {
 		r_warn(r, "could not tell the GPU architecture: nvidia-smi gave no compute capability and the model (%s) is not in cmax's GPU table",
 		       json_string_value(json_array_get(json_object_get(nv, "models"), 0)));

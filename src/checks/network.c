@@ -123,6 +123,14 @@ static int port_up(json_t *p)
 	return s && strcmp(s, "ACTIVE") == 0 && (!ph || strcmp(ph, "LinkUp") == 0);
 }
 
+/* A port whose state file was unreadable or held no state the kernel
+ * prints: neither up nor down. (An ACTIVE port with an unreadable
+ * phys_state is up: ACTIVE needs the physical link.) */
+static int port_unknown(json_t *p)
+{
+	return !fact_str(p, "state");
+}
+
 void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = facts_get(ctx, "network", NULL), *h, *p;
@@ -142,8 +150,8 @@ void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
 		return;
 	}
 	json_t *obs = json_array();
-	struct strbuf down_nd = STRBUF_INIT, down_other = STRBUF_INIT, sum = STRBUF_INIT;
-	int nports = 0, nup = 0, fail = 0, warn = 0;
+	struct strbuf down_nd = STRBUF_INIT, down_other = STRBUF_INIT, sum = STRBUF_INIT, unk = STRBUF_INIT;
+	int nports = 0, nup = 0, fail = 0, warn = 0, nunk = 0;
 	json_t *kinds = json_object();
 	json_array_foreach(hcas, i, h) {
 		const char *name = fact_str(h, "name");
@@ -168,6 +176,10 @@ void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
 				json_t *c = json_object_get(kinds, kind);
 				json_object_set_new(kinds, kind, json_integer(c ? json_integer_value(c) + 1 : 1));
 				free(kind);
+			} else if (port_unknown(p)) {
+				nunk++;
+				sb_addf(&unk, "%s%s/%lld", unk.len ? ", " : "", name,
+					(long long)json_integer_value(json_object_get(p, "port")));
 			} else if (has_nd) {
 				fail++;
 				sb_addf(&down_nd, "%s%s", down_nd.len ? ", " : "", tag);
@@ -195,13 +207,21 @@ void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
 			 "that a subnet manager serves the fabric; drain the node until every rail is up.");
 	} else if (warn) {
 		r_warn(r, "%d of %d RDMA ports are down on HCAs without a netdev (unused or unconfigured?): %s; "
-		       "up: %s", warn, nports, sb_str(&down_other), sb_str(&sum));
+		       "up: %s%s%s", warn, nports, sb_str(&down_other), sb_str(&sum),
+		       nunk ? "; state unreadable: " : "", sb_str(&unk));
+	} else if (nunk == nports) {
+		r_skip(r, "the state of none of the %d RDMA ports could be read (unreadable or not the kernel's "
+		       "format): %s", nports, sb_str(&unk));
+	} else if (nunk) {
+		r_warn(r, "could not confirm every RDMA port: state of %d of %d unreadable or not the kernel's format "
+		       "(%s); up: %s", nunk, nports, sb_str(&unk), sb_str(&sum));
 	} else {
 		r_pass(r, "%zu RDMA devices, %d ports ACTIVE/LinkUp: %s", nh, nup, sb_str(&sum));
 	}
 	sb_free(&down_nd);
 	sb_free(&down_other);
 	sb_free(&sum);
+	sb_free(&unk);
 }
 
 /* "<prefix><digits>" */

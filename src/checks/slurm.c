@@ -519,6 +519,45 @@ void check_slurm_node_states(struct audit_ctx *ctx, struct result *r)
 
 /* ---------- health ---------- */
 
+/* The compute nodes' own view of the HealthCheckProgram (slurm-node facts
+ * of a fleet audit): nodes where it is missing or not executable, counts. */
+struct hc_nodes {
+	struct strbuf missing, noexec;
+	int nviews, nbad, nunknown;
+};
+
+static void hc_nodes_free(struct hc_nodes *h)
+{
+	sb_free(&h->missing);
+	sb_free(&h->noexec);
+}
+
+static void hc_node_views(struct audit_ctx *ctx, const char *prog, struct hc_nodes *h)
+{
+	memset(h, 0, sizeof *h);
+	h->missing = (struct strbuf)STRBUF_INIT;
+	h->noexec = (struct strbuf)STRBUF_INIT;
+	for (size_t i = 0; i < fleet_node_count(ctx); i++) {
+		enum col_state st;
+		json_t *nf = fleet_node_answered(ctx, i) ? fleet_node_facts(ctx, i, "slurm-node", &st) : NULL;
+		const char *np = nf && st == COL_OK ? fact_str(nf, "program") : NULL;
+		int ex = 0, x = 0;
+		if (!np || strcmp(np, prog) != 0 || fact_bool(nf, "exists", &ex) != 0 || fact_bool(nf, "executable", &x) != 0) {
+			h->nunknown++; /* not looked for there: unknown, never a finding */
+			continue;
+		}
+		h->nviews++;
+		const char *name = fleet_node_name(ctx, i);
+		if (!ex) {
+			sb_addf(&h->missing, "%s%s", h->missing.len ? ", " : "", name ? name : "?");
+			h->nbad++;
+		} else if (!x) {
+			sb_addf(&h->noexec, "%s%s", h->noexec.len ? ", " : "", name ? name : "?");
+			h->nbad++;
+		}
+	}
+}
+
 void check_slurm_healthcheck(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = slurm_facts(ctx);
@@ -547,12 +586,40 @@ void check_slurm_healthcheck(struct audit_ctx *ctx, struct result *r)
 	}
 	if (prog)
 		r_evidence_file(r, prog, NULL);
+	/* slurmd runs the program on every compute node: where the fleet brought
+	 * the nodes' own view back (slurm-node collector), that decides */
+	struct hc_nodes hn;
+	hc_node_views(ctx, prog, &hn);
+	if (hn.missing.len || hn.noexec.len) {
+		r_fail(r, "HealthCheckProgram %s %s%s%s%s%s (%d of %d nodes): slurmd cannot run it there, so nothing "
+		       "drains those nodes on a fault", prog, hn.missing.len ? "does not exist on " : "",
+		       sb_str(&hn.missing), hn.missing.len && hn.noexec.len ? "; is " : hn.noexec.len ? "is " : "",
+		       hn.noexec.len ? "not executable on " : "", sb_str(&hn.noexec), hn.nbad, hn.nviews + hn.nunknown);
+		r_remedy(r, "Install the health check at the same path on every compute node (image or configuration "
+			 "management), executable by root (chmod 755), or correct HealthCheckProgram in slurm.conf; "
+			 "then `scontrol reconfigure`.");
+		hc_nodes_free(&hn);
+		return;
+	}
+	if (hn.nviews) {
+		if (!exists)
+			r_evidence_note(r, "%s is not on the login node, but every one of the %d node(s) that answered has "
+					"it executable, which is where slurmd runs it", prog, hn.nviews);
+		exists = exec = 1;
+	}
+	if (hn.nunknown)
+		r_evidence_note(r, "%d node(s) did not report their own view of %s (no answer, or an older cmax)",
+				hn.nunknown, prog);
+	int viewed = hn.nviews;
+	hc_nodes_free(&hn);
 	if (!exists) {
-		r_fail(r, "HealthCheckProgram %s does not exist (on this host's view of the file system)", prog);
+		r_fail(r, "HealthCheckProgram %s does not exist (on this host's view of the file system%s)", prog,
+		       viewed ? "" : "; no compute node reported its own");
 		return;
 	}
 	if (!exec) {
-		r_fail(r, "HealthCheckProgram %s is not executable", prog);
+		r_fail(r, "HealthCheckProgram %s is not executable (on this host's view; no compute node reported its own)",
+		       prog);
 		return;
 	}
 	if (iv <= 0) {

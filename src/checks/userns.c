@@ -62,6 +62,12 @@ void check_iso_unprivileged_userns(struct audit_ctx *ctx, struct result *r)
 		       sb_str(&sb));
 	else if (have_max)
 		r_pass(r, "unprivileged user namespaces allowed (user.max_user_namespaces=%lld)", max);
+	else if (fact_str(f, "errors.max_user_namespaces") &&
+		 strcmp(fact_str(f, "errors.max_user_namespaces"), "not present in this kernel") != 0)
+		/* the limit exists but could not be read: it may be 0 */
+		r_skip(r, "kernel.unprivileged_userns_clone=%lld allows them, but /proc/sys/user/max_user_namespaces "
+		       "could not be read (%s), and 0 there disables them", clone,
+		       fact_str(f, "errors.max_user_namespaces"));
 	else
 		r_pass(r, "unprivileged user namespaces allowed (kernel.unprivileged_userns_clone=%lld)", clone);
 	sb_free(&sb);

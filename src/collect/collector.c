@@ -21,10 +21,22 @@ void col_set_state(struct col_run *c, enum col_state st, const char *fmt, ...)
 	c->state = st;
 }
 
+static col_runner_fn g_runner;
+
+void col_set_runner(col_runner_fn fn)
+{
+	g_runner = fn;
+}
+
+int col_runner(const char *const argv[], const struct run_opts *o, struct cmd_result *res)
+{
+	return g_runner ? g_runner(argv, o, res) : runner_run(argv, o, res);
+}
+
 int col_run_cmd(struct col_run *c, const char *const argv[], int timeout_ms, struct cmd_result *res)
 {
 	struct run_opts o = { .timeout_ms = timeout_ms };
-	int rc = runner_run(argv, &o, res);
+	int rc = col_runner(argv, &o, res);
 	/* A missing tool is a fact (absent), not evidence worth a row of noise,
 	 * but it is still recorded so "why SKIP" can be answered. */
 	json_array_append_new(c->evidence, cmd_evidence(res, EXCERPT_MAX));

@@ -41,6 +41,13 @@ const struct collector_def *collector_find(const char *name);
 
 /* --- helpers for collector implementations --- */
 void col_set_state(struct col_run *c, enum col_state st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* The one call through which collectors run commands: runner_run(), unless
+ * test instrumentation put a replay in front of it (col_set_runner; the
+ * corpus test tests/unit/test_unread.c re-grades thousands of mutations
+ * without running each tool again). */
+typedef int (*col_runner_fn)(const char *const argv[], const struct run_opts *o, struct cmd_result *res);
+int col_runner(const char *const argv[], const struct run_opts *o, struct cmd_result *res);
+void col_set_runner(col_runner_fn fn); /* NULL: runner_run */
 /* Run a command through the runner and record it as evidence of this collector. */
 int col_run_cmd(struct col_run *c, const char *const argv[], int timeout_ms, struct cmd_result *res);
 /* Read a sysroot file and record it as evidence (excerpt). NULL when unreadable. */

@@ -55,7 +55,7 @@ static int kube_run(struct col_run *c, const struct kube *k, const char *const *
 		argv[n++] = args[i];
 	argv[n] = NULL;
 	struct run_opts o = { .timeout_ms = KUBE_TIMEOUT_MS, .cap_out = 64u << 20 };
-	int rc = runner_run(argv, &o, res);
+	int rc = col_runner(argv, &o, res);
 	json_t *e = cmd_evidence(res, 1024);
 	if (!keep_stdout && json_object_get(e, "stdout"))
 		json_object_set_new(e, "stdout", json_string("(kubectl JSON, not kept: it can carry secrets; "

@@ -3,7 +3,8 @@
  * state, taint?}}, count, nvidia_taint: "OE"|null, nvidia_proprietary:
  * bool|null}. The taint letters tell the two NVIDIA kernel modules apart
  * without root: the proprietary one taints 'P', the open one (Dual MIT/GPL)
- * does not. */
+ * does not. A listing that is empty or in no known format leaves the
+ * collector FAILED (unparseable): every answer it would give is unknown. */
 #include "collectors.h"
 #include "../core/sysroot.h"
 #include "../parse/procfs.h"
@@ -24,9 +25,26 @@ void collect_modules(struct audit_ctx *ctx, struct col_run *c)
 			col_set_state(c, COL_ABSENT, "/proc/modules: %s (no loadable-module support?)", strerror(-rc));
 		return;
 	}
-	json_t *m = parse_modules(buf, len);
+	struct parse_count n;
+	json_t *m = parse_modules_counted(buf, len, &n);
 	col_evidence_file(c, "/proc/modules", buf);
 	free(buf);
+	/* A kernel with module support always lists the modules it runs on,
+	 * so an empty listing, or lines none of which is a module, is a
+	 * file that read but says nothing: unknown, never "not loaded". */
+	if (n.recognised == 0) {
+		json_decref(m);
+		if (n.lines == 0)
+			col_set_state(c, COL_FAILED, "/proc/modules read but empty: which modules are loaded is unknown");
+		else
+			col_set_state(c, COL_FAILED, "/proc/modules read but none of its %zu line(s) is in the "
+				      "kernel's format (name size refcount used_by state address): unparseable",
+				      n.lines);
+		return;
+	}
+	if (n.recognised < n.lines)
+		col_evidence_note(c, "/proc/modules: %zu of %zu lines not in the kernel's format, ignored",
+				  n.lines - n.recognised, n.lines);
 	json_t *f = c->facts;
 	fact_set_int(f, "count", (long long)json_object_size(m));
 	json_t *nv = json_object_get(m, "nvidia");

@@ -30,6 +30,26 @@ static char *strip_enum(char *s)
 	return s;
 }
 
+/* The names the kernel prints as "N: NAME" (drivers/infiniband/core/sysfs.c:
+ * state_show's ib_port_state names and phys_state_to_str). */
+static const char *const port_states[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE", "ACTIVE_DEFER", NULL };
+static const char *const phys_states[] = { "Sleep", "Polling", "Disabled", "PortConfigurationTraining", "LinkUp",
+					   "LinkErrorRecovery", "Phy Test", NULL };
+
+/* The state name of a port file, or NULL (malloc'd) when it holds none of
+ * the kernel's names: garbage is an unknown state, never "down". */
+static char *port_enum(const char *raw, const char *const *names)
+{
+	if (!raw)
+		return NULL;
+	char *v = strip_enum(xstrdup(raw));
+	for (int i = 0; names[i]; i++)
+		if (strcmp(v, names[i]) == 0)
+			return v;
+	free(v);
+	return NULL;
+}
+
 static json_t *pci_device(json_t *pci, const char *bdf)
 {
 	json_t *d;
@@ -62,12 +82,20 @@ static json_t *read_port(const char *hca, const char *port)
 	else
 		fact_set_str(o, "port", port);
 
-	static const char *const enums[][2] = { { "state", "state" }, { "phys_state", "phys_state" } };
+	static const char *const enums[] = { "state", "phys_state" };
 	for (size_t k = 0; k < 2; k++) {
-		char *p = xasprintf("%s/%s", dir, enums[k][1]);
-		char *v = strip_enum(col_read_quiet(p));
-		fact_set_str(o, enums[k][0], v);
+		char *p = xasprintf("%s/%s", dir, enums[k]);
+		char *raw = col_read_quiet(p);
+		char *v = port_enum(raw, k == 0 ? port_states : phys_states);
+		fact_set_str(o, enums[k], v);
+		/* read but no state the kernel prints: unknown, kept for the evidence */
+		if (raw && !v) {
+			char *key = xasprintf("%s_unparsed", enums[k]);
+			fact_set_str(o, key, raw);
+			free(key);
+		}
 		free(v);
+		free(raw);
 		free(p);
 	}
 	read_str_fact(o, "link_layer", dir, "link_layer");

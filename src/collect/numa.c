@@ -4,7 +4,9 @@
  * PMEM expanders show up on x86).
  *
  * Facts: {nodes: [{node, cpulist, cpus, mem_total_kb|null, memory_only}],
- * count, with_cpus, memory_only: [node ids]}. */
+ * count, with_cpus, memory_only: [node ids]}. cpus and memory_only are null
+ * where the node's cpulist is malformed or contradicts has_cpu, and then
+ * with_cpus is null too (unknown, not one fewer). */
 #include "collectors.h"
 #include "../core/strbuf.h"
 #include "../core/sysroot.h"
@@ -45,6 +47,34 @@ static long cpulist_count(const char *s)
 	return n;
 }
 
+/* Is node id in a kernel nodelist ("0-1,3")? 1 yes, 0 no, -1 malformed. */
+static int nodelist_has(const char *s, long id)
+{
+	const char *p = s;
+	int in = 0;
+	while (*p) {
+		char *end;
+		long a = strtol(p, &end, 10), b;
+		if (end == p || a < 0)
+			return -1;
+		p = end;
+		if (*p == '-') {
+			b = strtol(p + 1, &end, 10);
+			if (end == p + 1 || b < a)
+				return -1;
+			p = end;
+		} else {
+			b = a;
+		}
+		in |= id >= a && id <= b;
+		if (*p == ',')
+			p++;
+		else if (*p)
+			return -1;
+	}
+	return in;
+}
+
 /* "Node 3 MemTotal:  192937984 kB" */
 static int node_memtotal(const char *text, long long *kb)
 {
@@ -73,7 +103,16 @@ void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 		return;
 	}
 	json_t *f = c->facts, *nodes = json_array(), *memonly = json_array();
-	long with_cpus = 0;
+	long with_cpus = 0, unknown_cpus = 0;
+	/* The kernel's own list of nodes with CPUs, a second witness: a node's
+	 * cpulist that disagrees with it was not read right (an empty cpulist
+	 * is how a memory-only node looks, so emptiness alone proves nothing). */
+	char *has_cpu = col_read(c, NODE_DIR "/has_cpu");
+	if (has_cpu && nodelist_has(has_cpu, 0) < 0) {
+		col_evidence_note(c, NODE_DIR "/has_cpu is not a node list: not used");
+		free(has_cpu);
+		has_cpu = NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *e = names[i];
 		if (strncmp(e, "node", 4) != 0 || !e[4] || strspn(e + 4, "0123456789") != strlen(e + 4))
@@ -85,6 +124,12 @@ void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 		char *cl = col_read(c, p);
 		free(p);
 		long cpus = cl ? cpulist_count(cl) : -1;
+		int listed = has_cpu ? nodelist_has(has_cpu, id) : -1;
+		if (cpus >= 0 && listed >= 0 && (cpus > 0) != listed) {
+			col_evidence_note(c, "node%ld: cpulist '%s' and has_cpu '%s' disagree: CPUs unknown", id, cl,
+					  has_cpu);
+			cpus = -1;
+		}
 		fact_set_str(nd, "cpulist", cl);
 		if (cpus >= 0)
 			fact_set_int(nd, "cpus", cpus);
@@ -108,6 +153,8 @@ void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 		free(p);
 		if (cpus > 0)
 			with_cpus++;
+		else if (cpus < 0)
+			unknown_cpus++;
 		if (cpus == 0 && mem_ok && kb > 0) {
 			fact_set_bool(nd, "memory_only", 1);
 			json_array_append_new(memonly, json_integer(id));
@@ -119,6 +166,7 @@ void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 		json_array_append_new(nodes, nd);
 	}
 	sr_list_free(names, n);
+	free(has_cpu);
 	if (json_array_size(nodes) == 0) {
 		json_decref(nodes);
 		json_decref(memonly);
@@ -126,7 +174,11 @@ void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 		return;
 	}
 	fact_set_int(f, "count", (long long)json_array_size(nodes));
-	fact_set_int(f, "with_cpus", with_cpus);
+	/* a node whose CPUs are unknown may be one more with CPUs: no count then */
+	if (unknown_cpus)
+		fact_set_null(f, "with_cpus");
+	else
+		fact_set_int(f, "with_cpus", with_cpus);
 	json_object_set_new(f, "nodes", nodes);
 	json_object_set_new(f, "memory_only", memonly);
 }

@@ -146,6 +146,13 @@ static void collect_procfs(struct col_run *c, json_t *f)
 		json_t *v = parse_nvidia_version(s, strlen(s));
 		json_object_set(f, "kernel_module_version", json_object_get(v, "version"));
 		json_object_set(f, "open_module", json_object_get(v, "open_module"));
+		/* read but not the driver's format: the module is loaded (the
+		 * file exists), what it is stays unknown */
+		if (json_is_null(json_object_get(v, "raw"))) {
+			fact_set_str(f, "version_file_error", "/proc/driver/nvidia/version has no 'NVRM version:' line: "
+				     "unparseable, module version and flavour unknown");
+			col_evidence_note(c, "/proc/driver/nvidia/version read but unparseable (no 'NVRM version:' line)");
+		}
 		json_decref(v);
 	} else {
 		fact_set_null(f, "kernel_module_version");

@@ -18,6 +18,18 @@ static int contains_ci(const char *hay, const char *needle)
 	return hay && strcasestr(hay, needle) != NULL;
 }
 
+/* Machine names uname(2) (and /proc/sys/kernel/arch) report on Linux. */
+static int known_arch(const char *s)
+{
+	static const char *const names[] = { "x86_64", "aarch64", "aarch64_be", "ppc64le", "ppc64", "s390x",
+					     "riscv64", "loongarch64", "armv7l", "armv8l", "i686", "i586", "i386",
+					     "mips64", "sparc64", NULL };
+	for (int i = 0; names[i]; i++)
+		if (strcmp(s, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
 void collect_os(struct audit_ctx *ctx, struct col_run *c)
 {
 	(void)ctx;
@@ -36,6 +48,12 @@ void collect_os(struct audit_ctx *ctx, struct col_run *c)
 
 	/* /proc/sys/kernel/arch exists on 6.1+; older kernels leave it to cpuinfo */
 	s = col_read_quiet("/proc/sys/kernel/arch");
+	if (s && !known_arch(s)) {
+		/* read but not a machine name uname(2) reports: unknown, ask cpuinfo */
+		col_evidence_note(c, "/proc/sys/kernel/arch is not a machine name: not used");
+		free(s);
+		s = NULL;
+	}
 	char *cpuinfo = col_read_quiet("/proc/cpuinfo");
 	json_t *cpu = cpuinfo ? parse_cpuinfo(cpuinfo, strlen(cpuinfo)) : json_object();
 	if (!s && cpuinfo) {

@@ -9,6 +9,8 @@
  * iommu_group, iommu_group_type, current_link_speed, max_link_speed,
  * current_link_width, max_link_width, upstream: [bdf...], port_type?,
  * acs?}], nvidia_gpus, amd_gpus, mellanox_nics, rdma_nics, gpus, nics,
+ * unidentified (functions whose vendor or class could not be read: the
+ * counts are lower bounds by that much),
  * iommu: {groups, types: {type: n}, cmdline: {...}}}. numa_node keeps the
  * kernel's -1 ("no proximity information"); null means unreadable. */
 #include "collectors.h"
@@ -261,7 +263,7 @@ void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 	}
 
 	json_t *f = c->facts, *devs = json_array(), *group_types = json_object();
-	long nv = 0, amd = 0, mlx = 0, rdma = 0, gpus = 0, nics = 0;
+	long nv = 0, amd = 0, mlx = 0, rdma = 0, gpus = 0, nics = 0, unidentified = 0;
 	int short_reads = 0, bridges = 0;
 	for (size_t i = 0; i < n; i++) {
 		const char *bdf = names[i];
@@ -281,6 +283,12 @@ void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 		free(p);
 
 		const char *kind = "other";
+		/* vendor or class unread: the function could be anything, so the
+		 * counts below are lower bounds (the unidentified fact says by how much) */
+		if (vendor < 0 || cls < 0) {
+			kind = "unidentified";
+			unidentified++;
+		}
 		if (vendor >= 0 && cls >= 0) {
 			if (is_gpu(vendor, cls)) {
 				kind = "gpu";
@@ -365,10 +373,12 @@ void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 	fact_set_int(f, "mellanox_nics", mlx);
 	fact_set_int(f, "rdma_nics", rdma);
 	fact_set_int(f, "bridges", bridges);
+	fact_set_int(f, "unidentified", unidentified);
 	fact_set_int(f, "config_short_reads", short_reads);
 	iommu_facts(c, f, group_types);
 	json_decref(group_types);
-	col_evidence_note(c, "%zu PCI functions under %s: %ld GPU (%ld NVIDIA, %ld AMD), %ld NIC (%ld RDMA), %d bridges%s",
+	col_evidence_note(c, "%zu PCI functions under %s: %ld GPU (%ld NVIDIA, %ld AMD), %ld NIC (%ld RDMA), %d bridges%s%s",
 			  json_array_size(devs), PCI_DEVICES, gpus, nv, amd, nics, rdma, bridges,
-			  short_reads ? "; bridge config space truncated to 64 bytes (unprivileged read)" : "");
+			  short_reads ? "; bridge config space truncated to 64 bytes (unprivileged read)" : "",
+			  unidentified ? "; some functions unidentified (vendor or class unreadable)" : "");
 }

@@ -236,7 +236,7 @@ static void collect_healthcheck(struct col_run *c, json_t *config, json_t *f)
 	if (prog && *prog) {
 		/* the first word is the program; Slurm runs it without arguments */
 		char *path = xstrndup(prog, strcspn(prog, " \t"));
-		fact_set_bool(h, "exists", sr_exists(path));
+		fact_set_bool(h, "exists", sr_access(path, F_OK) == 0); /* follows links: a dangling one is missing */
 		fact_set_bool(h, "executable", sr_access(path, X_OK) == 0);
 		char *buf = NULL;
 		size_t len = 0;

@@ -64,8 +64,9 @@ void collect_sysctl(struct audit_ctx *ctx, struct col_run *c)
 
 	/* The AppArmor userns restriction only bites when AppArmor is enabled. */
 	char *aa = col_read_quiet("/sys/module/apparmor/parameters/enabled");
-	if (aa)
-		fact_set_bool(f, "apparmor_enabled", aa[0] == 'Y' || aa[0] == 'y' || aa[0] == '1');
+	/* the module parameter prints Y or N; anything else is unread, not "off" */
+	if (aa && (!strcmp(aa, "Y") || !strcmp(aa, "N")))
+		fact_set_bool(f, "apparmor_enabled", aa[0] == 'Y');
 	else
 		fact_set_null(f, "apparmor_enabled");
 	free(aa);

@@ -9,6 +9,7 @@
 #include "../core/clock.h"
 #include "../xid/classify.h"
 #include "../xid/kmsg.h"
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -112,9 +113,25 @@ static long long boot_time(void)
 static int run_capped(struct col_run *c, const char *const argv[], int timeout_ms, struct cmd_result *r)
 {
 	struct run_opts o = { .timeout_ms = timeout_ms, .cap_out = LOG_CAP };
-	int rc = runner_run(argv, &o, r);
+	int rc = col_runner(argv, &o, r);
 	json_array_append_new(c->evidence, cmd_evidence(r, 1024));
 	return rc;
+}
+
+/* Does some line start like "2026-11-20T11:48:03" (ISO date and time)? */
+static int has_dated_line(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len;) {
+		const char *l = buf + i;
+		size_t n = len - i;
+		const char *nl = memchr(l, '\n', n);
+		size_t ll = nl ? (size_t)(nl - l) : n;
+		if (ll >= 19 && isdigit((unsigned char)l[0]) && isdigit((unsigned char)l[3]) && l[4] == '-' &&
+		    l[7] == '-' && l[10] == 'T' && l[13] == ':' && l[16] == ':')
+			return 1;
+		i += ll + 1;
+	}
+	return 0;
 }
 
 static int denied_text(const char *s)
@@ -260,6 +277,16 @@ void collect_xid(struct audit_ctx *ctx, struct col_run *c)
 		return;
 	}
 	sb_free(&why);
+
+	/* journalctl -o short-iso and dmesg --time-format iso start every line
+	 * with its date: output none of whose lines does is not a kernel log
+	 * (a broken tool), and "no Xid in it" would be a claim about nothing */
+	if (strcmp(source, "kmsg") != 0 && !has_dated_line(buf, len)) {
+		col_set_state(c, COL_FAILED, "%s printed %zu byte(s), not one line in its ISO-dated format: not a kernel log",
+			      source, len);
+		free(buf);
+		return;
+	}
 
 	struct walk w = {
 		.since = since, .until = now, .btime = boot_time(),

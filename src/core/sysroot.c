@@ -12,8 +12,11 @@
 
 static char *g_root; /* NULL = host */
 
+static void rcache_clear(void);
+
 int sysroot_set(const char *dir)
 {
+	rcache_clear(); /* another tree */
 	if (!dir || !*dir || strcmp(dir, "/") == 0) {
 		free(g_root);
 		g_root = NULL;
@@ -140,13 +143,100 @@ fail:
 	}
 }
 
+/* Test instrumentation (see sysroot.h): resolved paths remembered while
+ * the tree under the root is known not to change. */
+struct rcache_ent {
+	char *in, *out;   /* for contents: in = "cap:vpath", out = the bytes read */
+	int err;          /* resolve: errno; contents: sr_read's return */
+	size_t len;
+	int truncated;
+};
+struct rcache {
+	struct rcache_ent *tab;
+	size_t cap, n;
+};
+static struct rcache g_resolved, g_contents;
+static int g_rcache_on;
+
+static void rcache_free(struct rcache *c)
+{
+	for (size_t i = 0; i < c->cap; i++) {
+		free(c->tab[i].in);
+		free(c->tab[i].out);
+	}
+	free(c->tab);
+	memset(c, 0, sizeof *c);
+}
+
+static void rcache_clear(void)
+{
+	rcache_free(&g_resolved);
+	rcache_free(&g_contents);
+}
+
+void sr_set_resolve_cache(int on)
+{
+	rcache_clear();
+	g_rcache_on = on;
+}
+
+static size_t rcache_hash(const char *s)
+{
+	size_t h = 1469598103934665603ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+static struct rcache_ent *rcache_slot(struct rcache_ent *tab, size_t cap, const char *in)
+{
+	size_t i = rcache_hash(in) & (cap - 1);
+	while (tab[i].in && strcmp(tab[i].in, in) != 0)
+		i = (i + 1) & (cap - 1);
+	return &tab[i];
+}
+
+/* The entry for key (found, or the empty slot to fill); grows the table. */
+static struct rcache_ent *rcache_get(struct rcache *c, const char *key)
+{
+	if (c->n * 2 >= c->cap) {
+		size_t cap = c->cap ? 2 * c->cap : 1024;
+		struct rcache_ent *tab = xcalloc(cap, sizeof *tab);
+		for (size_t i = 0; i < c->cap; i++)
+			if (c->tab[i].in)
+				*rcache_slot(tab, cap, c->tab[i].in) = c->tab[i];
+		free(c->tab);
+		c->tab = tab;
+		c->cap = cap;
+	}
+	return rcache_slot(c->tab, c->cap, key);
+}
+
+static char *resolve_root(const char *path)
+{
+	if (!g_rcache_on || !path)
+		return resolve(path, 0);
+	struct rcache_ent *e = rcache_get(&g_resolved, path);
+	if (!e->in) {
+		char *r = resolve(path, 0);
+		e->in = xstrdup(path);
+		e->out = r;
+		e->err = errno;
+		g_resolved.n++;
+	}
+	if (e->out)
+		return xstrdup(e->out);
+	errno = e->err;
+	return NULL;
+}
+
 char *sr_realpath(const char *path)
 {
 	if (!g_root) {
 		char *r = realpath(path, NULL);
 		return r;
 	}
-	return resolve(path, 0);
+	return resolve_root(path);
 }
 
 char *sr_hostpath(const char *path)
@@ -157,7 +247,7 @@ char *sr_hostpath(const char *path)
 	}
 	if (!g_root)
 		return xstrdup(path);
-	char *v = resolve(path, 0);
+	char *v = resolve_root(path);
 	if (!v)
 		return NULL;
 	char *h = xasprintf("%s%s", g_root, v);
@@ -165,14 +255,95 @@ char *sr_hostpath(const char *path)
 	return h;
 }
 
+/* Test instrumentation (see sysroot.h): off unless a test sets it. */
+static sr_read_hook_fn g_read_hook;
+static void *g_read_hook_arg;
+static char *g_override_path, *g_override;
+static size_t g_override_len;
+
+void sr_set_read_hook(sr_read_hook_fn fn, void *arg)
+{
+	g_read_hook = fn;
+	g_read_hook_arg = arg;
+}
+
+void sr_set_override(const char *vpath, const char *content, size_t len)
+{
+	free(g_override_path);
+	free(g_override);
+	g_override_path = vpath ? xstrdup(vpath) : NULL;
+	g_override = NULL;
+	g_override_len = 0;
+	if (vpath) {
+		g_override = xmalloc(len + 1);
+		memcpy(g_override, content, len);
+		g_override[len] = 0;
+		g_override_len = len;
+	}
+}
+
+static int sr_read_file(const char *path, const char *host, size_t cap, char **out, size_t *len, int *truncated);
+
 int sr_read(const char *path, size_t cap, char **out, size_t *len, int *truncated)
+{
+	if (!g_read_hook && !g_override_path)
+		return sr_read_file(path, NULL, cap, out, len, truncated);
+	char *v = sr_realpath(path);
+	int rc;
+	if (!v) {
+		rc = sr_read_file(path, NULL, cap, out, len, truncated);
+	} else if (g_override_path && strcmp(v, g_override_path) == 0) {
+		size_t n = g_override_len < cap ? g_override_len : cap;
+		*out = xmalloc(n + 1);
+		memcpy(*out, g_override, n);
+		(*out)[n] = 0;
+		if (len)
+			*len = n;
+		if (truncated)
+			*truncated = n < g_override_len;
+		rc = 0;
+	} else if (g_rcache_on && g_root) {
+		/* the tree does not change while the cache is on: read each file once */
+		char *key = xasprintf("%zu:%s", cap, v);
+		struct rcache_ent *e = rcache_get(&g_contents, key);
+		if (!e->in) {
+			char *h = xasprintf("%s%s", g_root, v);
+			e->err = sr_read_file(path, h, cap, &e->out, &e->len, &e->truncated);
+			free(h);
+			e->in = key;
+			g_contents.n++;
+		} else {
+			free(key);
+		}
+		rc = e->err;
+		if (rc == 0) {
+			*out = xmalloc(e->len + 1);
+			memcpy(*out, e->out, e->len + 1);
+			if (len)
+				*len = e->len;
+			if (truncated)
+				*truncated = e->truncated;
+		}
+	} else {
+		/* the canonical virtual path is resolved already: open it inside the root */
+		char *h = g_root ? xasprintf("%s%s", g_root, v) : xstrdup(v);
+		rc = sr_read_file(path, h, cap, out, len, truncated);
+		free(h);
+	}
+	if (rc == 0 && v && g_read_hook)
+		g_read_hook(v, g_read_hook_arg);
+	free(v);
+	return rc;
+}
+
+static int sr_read_file(const char *path, const char *host, size_t cap, char **out, size_t *len, int *truncated)
 {
 	*out = NULL;
 	if (len)
 		*len = 0;
 	if (truncated)
 		*truncated = 0;
-	char *h = sr_hostpath(path);
+	char *h = host ? xstrdup(host) : sr_hostpath(path);
 	if (!h)
 		return -errno;
 	/* O_NONBLOCK so a FIFO or device node cannot wedge the audit */

@@ -33,4 +33,18 @@ void sr_list_free(char **names, size_t n);
 char *sr_readlink(const char *path);
 /* Last path component of the link target (e.g. a driver name), NULL if none. */
 char *sr_link_basename(const char *path);
+
+/* Test instrumentation, unused by cmax itself (tests/unit/test_unread.c
+ * replays the fixture corpus with every file it reads turned into garbage).
+ * The read hook is told the canonical virtual path of every file sr_read()
+ * read successfully; the override makes sr_read() of one canonical virtual
+ * path return `content` (len bytes) instead of the file's own bytes.
+ * NULL clears either. */
+typedef void (*sr_read_hook_fn)(const char *vpath, void *arg);
+void sr_set_read_hook(sr_read_hook_fn fn, void *arg);
+void sr_set_override(const char *vpath, const char *content, size_t len);
+/* Remember every resolved path and every file's bytes (inside a --sysroot)
+ * until switched off or the root changes: only for a tree known not to
+ * change while it is on. */
+void sr_set_resolve_cache(int on);
 #endif

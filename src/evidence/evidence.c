@@ -1,6 +1,7 @@
 /* Loading cmax result documents (see evidence.h). */
 #include <errno.h>
 #include <fnmatch.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,8 @@ void ev_free(struct ev_set *s)
 		free(s->docs[i]);
 	}
 	free(s->docs);
+	for (size_t i = 0; i < s->nrows; i++)
+		free(s->rows[i].malformed);
 	free(s->rows);
 	memset(s, 0, sizeof *s);
 }
@@ -88,6 +91,14 @@ int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
 			return EXIT_DATAERR;
 		}
 	}
+	/* The timeline every row was derived from: broken, nothing in the document holds. */
+	char *broken = ev_doc_check(root, schemas[k].kind);
+	if (broken) {
+		*err = xasprintf("%s: malformed evidence: %s", label, broken);
+		free(broken);
+		json_decref(root);
+		return EXIT_DATAERR;
+	}
 	struct ev_doc *d = calloc(1, sizeof *d);
 	struct ev_doc **nd = realloc(s->docs, (s->ndocs + 1) * sizeof *nd);
 	if (!d || !nd) {
@@ -134,6 +145,7 @@ int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
 		r->host = str_at(row, "host");
 		r->mode = str_at(row, "mode");
 		status_parse(str_at(row, "status"), &r->status);
+		r->malformed = ev_row_check(row);
 		r->observed = json_object_get(row, "observed");
 		r->expected = json_object_get(row, "expected");
 		if (json_is_null(r->observed))
@@ -237,4 +249,189 @@ int ev_number(const json_t *v, const char *path, double *out)
 		return 0;
 	*out = json_number_value(x);
 	return 1;
+}
+
+/* ---- malformed evidence ----------------------------------------------------- */
+
+#define YEAR_S 31536000.0 /* 365 days */
+
+/* Every bound is cmax's declared choice: far outside what any real run
+ * records, so that only a broken writer, a broken clock or a hand-edited
+ * file falls outside. Most specific suffix first. */
+static const struct ev_bound bounds[] = {
+	{ "epoch", "_epoch_s", NULL, 0, 4102444800.0,
+	  "declared: seconds since 1970-01-01; no cmax run happened before 1970 or after 2100 (revisit in 2099)" },
+	{ "network rate", "_gbit_s", NULL, 0, 1e5,
+	  "declared: 100 Tbit/s is 125 times an 800G NIC and beyond any port or host link built; the method's figures "
+	  "run from 0.25 Gbit/s (WAN) to 800 Gbit/s (CX-8 rails)" },
+	{ "bandwidth", "_gb_s", "GB/s", 0, 1e5,
+	  "declared: 100 TB/s is about ten times the fastest file system in production and beyond any host's storage or "
+	  "NVLink domain; the method's largest figure is 91.7 GB/s aggregate over 32 clients" },
+	{ "bandwidth", "_mb_s", "MB/s", 0, 1e8, "declared: 100 TB/s, as for GB/s" },
+	{ "bandwidth", "_bytes_per_s", "B/s", 0, 1e14, "declared: 100 TB/s, as for GB/s" },
+	{ "operation rate", "_per_s", "/s", 0, 1e10,
+	  "declared: ten billion operations a second is a thousand times a fast NVMe's random IOPS; metadata, S3 and "
+	  "lock rates are far lower" },
+	{ "operation rate", "_iops", "IOPS", 0, 1e10, "declared: as for operations per second" },
+	{ "duration", "_ns", "ns", 0, YEAR_S * 1e9, "declared: one year, as for seconds" },
+	{ "duration", "_us", "us", 0, YEAR_S * 1e6, "declared: one year, as for seconds" },
+	{ "duration", "_ms", "ms", 0, YEAR_S * 1e3, "declared: one year, as for seconds" },
+	{ "duration", "_s", "s", 0, YEAR_S,
+	  "declared: nothing cmax times (an import, a model load, a pull, a detection, a return to service, a reboot, a "
+	  "benchmark phase) is observed for a year, and no duration is negative; the method's longest figure is 8 h 40 min" },
+	{ "line-rate ratio", "_line_ratio", "x line rate", 0, 2,
+	  "declared: a share of a link's rate; in-network reduction (SHARP, NVLS) at most halves the bytes each NIC "
+	  "carries, so bus bandwidth can reach but not pass twice the line rate" },
+	{ "ratio", "_ratio", NULL, 0, 1e9,
+	  "declared: a ratio of two non-negative measurements; above 10^9 the baseline was a near-zero division, not a "
+	  "measurement" },
+	{ "degradation", "_degradation_pct", NULL, -1e4, 100,
+	  "declared: 100 x (1 - later / first bandwidth) cannot lose more than everything (100) and may be negative when "
+	  "the first interval was cold; a hundredfold rise (-10000) is a broken first interval" },
+	{ "percentage", "_pct", "%", -100, 100,
+	  "declared: a share or a change of a whole; beyond -100..100 it is not a percentage of anything measured" },
+	{ "size", "_bytes", "bytes", 0, 1e18, "declared: an exabyte; nothing cmax moves or counts is larger or negative" },
+};
+
+const struct ev_bound *ev_bounds(size_t *n)
+{
+	*n = sizeof bounds / sizeof bounds[0];
+	return bounds;
+}
+
+static int name_has_suffix(const char *name, const char *suffix)
+{
+	size_t n = strlen(name), k = strlen(suffix);
+	/* "gb_s" is the bare unit of "_gb_s": a field named only by its unit */
+	if (!strcmp(name, suffix + 1))
+		return 1;
+	return n > k && !strcmp(name + n - k, suffix);
+}
+
+const struct ev_bound *ev_bound_of(const char *path, const char *unit)
+{
+	const char *last = path ? strrchr(path, '.') : NULL;
+	last = last ? last + 1 : path;
+	for (size_t i = 0; last && *last && i < sizeof bounds / sizeof bounds[0]; i++)
+		if (name_has_suffix(last, bounds[i].suffix))
+			return &bounds[i];
+	for (size_t i = 0; unit && i < sizeof bounds / sizeof bounds[0]; i++)
+		if (bounds[i].unit && !strcmp(bounds[i].unit, unit))
+			return &bounds[i];
+	return NULL;
+}
+
+static const char *json_kind_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT: return "a mapping";
+	case JSON_ARRAY: return "a list";
+	case JSON_STRING: return "a string";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	default: return "a number";
+	}
+}
+
+enum ev_val ev_value(const json_t *v, const char *path, const char *unit, double *out, char *why, size_t whyn)
+{
+	if (!v || json_is_null(v))
+		return EVV_ABSENT;
+	const struct ev_bound *b = ev_bound_of(path, unit);
+	if (!json_is_number(v)) {
+		if (json_is_string(v))
+			snprintf(why, whyn, "\"%.40s\" is a string, not a number%s", json_string_value(v),
+				 b ? "" : " (a figure is a number or null)");
+		else
+			snprintf(why, whyn, "%s, not a number (a figure is a number or null)", json_kind_name(v));
+		return EVV_MALFORMED;
+	}
+	double d = json_number_value(v);
+	if (!isfinite(d)) {
+		snprintf(why, whyn, "not a finite number");
+		return EVV_MALFORMED;
+	}
+	if (d == 0)
+		d = 0; /* -0 is 0 */
+	if (b && (d < b->lo || d > b->hi)) {
+		snprintf(why, whyn, "%g is %s %g%s%s (%s)", d, d < b->lo ? "below" : "above", d < b->lo ? b->lo : b->hi,
+			 b->unit ? " " : "", b->unit ? b->unit : "", b->quantity);
+		return EVV_MALFORMED;
+	}
+	if (!b && fabs(d) > EV_MAX_MAGNITUDE) {
+		snprintf(why, whyn, "%g is beyond %g, more than any figure cmax records", d, EV_MAX_MAGNITUDE);
+		return EVV_MALFORMED;
+	}
+	*out = d;
+	return EVV_OK;
+}
+
+enum ev_val ev_figure(const json_t *root, const char *path, const char *unit, double *out, char *why, size_t whyn)
+{
+	return ev_value(ev_get(root, path), path, unit, out, why, whyn);
+}
+
+static char *walk_observed(const json_t *o, struct strbuf *path, int depth)
+{
+	const char *k;
+	json_t *x;
+	if (depth > 4)
+		return NULL;
+	json_object_foreach((json_t *)o, k, x) {
+		size_t mark = path->len;
+		sb_addf(path, ".%s", k);
+		char *bad = NULL;
+		if (json_is_object(x)) {
+			bad = walk_observed(x, path, depth + 1);
+		} else if (!json_is_array(x) && ev_bound_of(k, NULL)) {
+			/* only unit-named fields: their meaning is known */
+			char why[160];
+			double d;
+			if (ev_value(x, k, NULL, &d, why, sizeof why) == EVV_MALFORMED)
+				bad = xasprintf("%s: %s", sb_str(path), why);
+		}
+		if (bad)
+			return bad;
+		path->len = mark;
+		path->buf[mark] = 0;
+	}
+	return NULL;
+}
+
+char *ev_row_check(const json_t *row)
+{
+	const json_t *ob = json_object_get(row, "observed");
+	if (!json_is_object(ob))
+		return NULL;
+	struct strbuf path = STRBUF_INIT;
+	sb_adds(&path, "observed");
+	char *bad = walk_observed(ob, &path, 0);
+	sb_free(&path);
+	return bad;
+}
+
+/* Event lists: offset_s (and epoch_s) of each event. */
+static char *check_events(const json_t *evs, const char *where)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(evs, i, e) {
+		static const char *const keys[] = { "offset_s", "epoch_s" };
+		for (size_t k = 0; k < 2; k++) {
+			char why[160];
+			double d;
+			if (ev_figure(e, keys[k], NULL, &d, why, sizeof why) == EVV_MALFORMED)
+				return xasprintf("%s.%zu.%s: %s", where, i, keys[k], why);
+		}
+	}
+	return NULL;
+}
+
+char *ev_doc_check(const json_t *root, enum ev_kind kind)
+{
+	if (kind == EV_INJECT)
+		return check_events(ev_get(root, "timeline.events"), "timeline.events");
+	if (kind == EV_REBOOT)
+		return check_events(json_object_get(root, "events"), "events");
+	return NULL;
 }

@@ -76,6 +76,7 @@ static json_t *node_doc(struct audit_ctx *ctx, const char *node, const char *sta
 static int nc_usage(FILE *out, int rc)
 {
 	fputs("usage: cmax node-collect [--sysroot DIR] [--profile P] [--timeout S] [--active] [--node-name N]\n"
+	      "                         [--healthcheck-program PATH]\n"
 	      "Internal: run by `cmax audit --slurm/--k8s` on every node; prints one cmax.node/1\n"
 	      "document as CMAXNODE lines and writes nothing.\n",
 	      out);
@@ -90,10 +91,11 @@ int cmd_node_collect(int argc, char **argv)
 		{ "timeout", required_argument, NULL, 't' },
 		{ "active", no_argument, NULL, 'a' },
 		{ "node-name", required_argument, NULL, 'n' },
+		{ "healthcheck-program", required_argument, NULL, 'H' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *sysroot = getenv("CMAX_SYSROOT"), *profile = NULL, *node = NULL;
+	const char *sysroot = getenv("CMAX_SYSROOT"), *profile = NULL, *node = NULL, *hcprog = NULL;
 	long timeout_s = 120;
 	int active = 0, c;
 	optind = 1;
@@ -104,6 +106,7 @@ int cmd_node_collect(int argc, char **argv)
 		case 'p': profile = optarg; break;
 		case 'a': active = 1; break;
 		case 'n': node = optarg; break;
+		case 'H': hcprog = optarg; break;
 		case 't': {
 			char *end;
 			errno = 0;
@@ -141,9 +144,16 @@ int cmd_node_collect(int argc, char **argv)
 	audit_ctx_init(&ctx);
 	ctx.now = clock_now();
 	ctx.active = active;
-	char *mp = datafile_path("minimum-versions.json");
-	audit_load_policy(&ctx, mp);
+	ctx.healthcheck_program = hcprog && *hcprog ? xstrdup(hcprog) : NULL;
+	char *mp = datafile_path("minimum-versions.json"), *perr = NULL;
+	int prc = audit_load_policy(&ctx, mp, &perr);
 	free(mp);
+	if (prc) {
+		fprintf(stderr, "cmax node-collect: %s\n", perr);
+		free(perr);
+		audit_ctx_free(&ctx);
+		return prc;
+	}
 	char *err = NULL;
 	target_resolve(&ctx, TF_LOCAL, &err);
 	free(err);
@@ -171,6 +181,9 @@ int cmd_node_collect(int argc, char **argv)
 	audit_plan_scope(&plan, SCOPE_HOST, 0);
 	struct audit_report rep;
 	audit_run(&ctx, &plan, &rep);
+	/* no host check asks for it: the launcher's cluster check reads it */
+	if (ctx.healthcheck_program)
+		facts_run(&ctx, "slurm-node");
 	json_t *doc = node_doc(&ctx, node, started, &rep, profile);
 	char *js = json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *wire = js ? nodewire_encode(node, js, NODEWIRE_LINE_MAX) : NULL;

@@ -11,6 +11,7 @@
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/nodewire.h"
+#include "../parse/slurm.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +76,24 @@ static char *stderr_about(const char *err, const char *node)
 	char *clean = str_sanitize(s, strlen(s));
 	free(s);
 	return clean;
+}
+
+/* The HealthCheckProgram slurmctld hands to every slurmd, or NULL (unset,
+ * or scontrol failed: the nodes then have nothing to look for). */
+static char *healthcheck_program(json_t *evidence)
+{
+	const char *argv[] = { "scontrol", "show", "config", NULL };
+	char *err = NULL;
+	char *out = slurm_cmd(argv, evidence, &err);
+	free(err);
+	if (!out)
+		return NULL;
+	json_t *conf = parse_scontrol_config(out, strlen(out));
+	const char *p = json_string_value(json_object_get(conf, "HealthCheckProgram"));
+	char *r = p && *p ? xstrdup(p) : NULL;
+	json_decref(conf);
+	free(out);
+	return r;
 }
 
 static void add_doc(struct node_doc **docs, size_t *n, const char *host)
@@ -180,6 +199,14 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 	}
 	if (o->active)
 		argv_add(&a, "--active");
+	/* slurmd runs HealthCheckProgram on every node: each node looks for it
+	 * itself (the slurm-node collector), as the controller names it */
+	char *hc = healthcheck_program(ev);
+	if (hc) {
+		argv_add(&a, "--healthcheck-program");
+		argv_add(&a, hc);
+		free(hc);
+	}
 
 	long to_s = per + wait_s + RUNNER_SLACK_S;
 	size_t cap = nexp * (size_t)8 << 20;

@@ -11,6 +11,7 @@
 #include "core/clock.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "config.h"
@@ -40,7 +41,7 @@ struct hopts {
 	const char *slurm_conf;
 	const char *textfile;
 	const char *listen;
-	int k8s, resume_when_clear, dry_run, json, heartbeat_s, timeout_s;
+	int k8s, resume_when_clear, dry_run, report_only, acknowledge, json, heartbeat_s, timeout_s;
 };
 
 struct hctx {
@@ -52,6 +53,9 @@ struct hctx {
 	struct xid_classify_opts copts;
 	json_t *mem_state;		/* --dry-run: the state lives here, never on disk */
 	char *metrics;			/* last rendering, for --listen */
+	char *last_src_err;		/* watch: the source's last one-line error, NULL while up */
+	char *last_act_err;		/* watch: the last failed node action's line */
+	int acked;			/* --acknowledge applied (on the first pass only) */
 };
 
 static void usage(FILE *out)
@@ -60,9 +64,13 @@ static void usage(FILE *out)
 	      "       cmax health watch [OPTIONS]     act on every new line, event-driven\n"
 	      "\n"
 	      "Source (default --kmsg):\n"
-	      "      --log-file FILE      a kernel log file (read from its start the first time)\n"
-	      "      --kmsg               the /dev/kmsg ring (first pass: from the current end)\n"
-	      "      --journal            journalctl -k (first pass: from the newest entry)\n"
+	      "      --log-file FILE      a regular file holding the kernel log (read from its start\n"
+	      "                           the first time); missing, vanished, a directory, FIFO,\n"
+	      "                           socket or device is a source that cannot be read (66)\n"
+	      "      --kmsg               the /dev/kmsg ring (first pass: from the current end);\n"
+	      "                           unreadable or masked (not char device 1:11) is 66\n"
+	      "      --journal            journalctl -k (first pass: from the newest entry); journalctl\n"
+	      "                           missing or failing, or no kernel messages this boot, is 66\n"
 	      "      --since              judge the whole source, ignoring the remembered position\n"
 	      "      --from-end           --log-file: on the first pass skip what is already there\n"
 	      "Action:\n"
@@ -73,26 +81,42 @@ static void usage(FILE *out)
 	      "      --policy FILE        per-code action overrides (default data/health-policy.json)\n"
 	      "      --resume-when-clear  resume the node when a pass sees no new event and the\n"
 	      "                           drain is cmax's own (never someone else's)\n"
-	      "      --dry-run            say what would be done; change nothing, write nothing\n"
+	      "      --dry-run            read the node, say what would be done; change nothing,\n"
+	      "                           write nothing\n"
+	      "      --report-only        run no scheduler command at all (none needs to be installed):\n"
+	      "                           report each new event and the commands that would be run,\n"
+	      "                           once; the state remembers it as outstanding\n"
+	      "      --acknowledge        forget this source's outstanding event and pending action\n"
+	      "                           (the operator has dealt with them), then run the pass\n"
 	      "Output:\n"
 	      "      --json               one JSON document per pass\n"
 	      "      --state FILE         state file (default " DEFAULT_STATE ")\n"
 	      "      --textfile DIR       write DIR/cmax_health.prom (Prometheus textfile collector)\n"
 	      "      --listen ADDR:PORT   watch: serve /metrics over HTTP on that address only\n"
-	      "      --heartbeat SECONDS  watch: refresh the last-check time this often (default 30)\n"
+	      "      --heartbeat SECONDS  watch: refresh the last-check time this often, and retry an\n"
+	      "                           unreadable source or a pending action (default 30)\n"
 	      "      --timeout SECONDS    per scheduler command (default 10)\n"
 	      "      --catalog FILE       Xid catalog (default data/xid-catalog.json)\n"
 	      "\n"
-	      "Exit status: 0 healthy (no new event needing reset_gpu or stronger); 1 unhealthy\n"
-	      "(such an event: the node was drained, would be under --dry-run, or already is);\n"
-	      "64 usage; 65 bad policy or catalog; 66 log source unreadable; 73 state not writable.\n",
+	      "A source that cannot be read is never healthy: `check` exits 66, `watch` keeps\n"
+	      "serving metrics and retries; both say why in one line on stderr and in the JSON\n"
+	      "`error`, and set cmax_health_source_up 0.  A node action that fails, times out or\n"
+	      "is refused sets `error`, stays pending in the state and is retried on every pass.\n"
+	      "\n"
+	      "Exit status: 0 healthy (no new event needing reset_gpu or stronger, nothing\n"
+	      "outstanding); 1 unhealthy (such an event: the node was drained, would be under\n"
+	      "--dry-run or --report-only, is already out by cmax, or someone else's drain was\n"
+	      "left alone; an outstanding report-only event; a pending action not retried);\n"
+	      "64 usage; 65 bad policy or catalog; 66 log source cannot be read; 69 a needed node\n"
+	      "action failed (kept pending) or the scheduler could not be read; 73 state or\n"
+	      "textfile not writable.\n",
 	      out);
 }
 
 enum {
 	OPT_LOG_FILE = 256, OPT_KMSG, OPT_JOURNAL, OPT_SINCE, OPT_FROM_END, OPT_NODE, OPT_K8S,
 	OPT_SLURM_CONF, OPT_POLICY, OPT_RESUME, OPT_DRY_RUN, OPT_JSON, OPT_STATE, OPT_TEXTFILE,
-	OPT_LISTEN, OPT_HEARTBEAT, OPT_TIMEOUT, OPT_CATALOG,
+	OPT_LISTEN, OPT_HEARTBEAT, OPT_TIMEOUT, OPT_CATALOG, OPT_REPORT_ONLY, OPT_ACK,
 };
 
 static const struct option longopts[] = {
@@ -107,6 +131,8 @@ static const struct option longopts[] = {
 	{ "policy", required_argument, NULL, OPT_POLICY },
 	{ "resume-when-clear", no_argument, NULL, OPT_RESUME },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "report-only", no_argument, NULL, OPT_REPORT_ONLY },
+	{ "acknowledge", no_argument, NULL, OPT_ACK },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "state", required_argument, NULL, OPT_STATE },
 	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
@@ -161,6 +187,8 @@ static int parse_opts(int argc, char **argv, struct hopts *o)
 		case OPT_POLICY: o->policy_path = optarg; break;
 		case OPT_RESUME: o->resume_when_clear = 1; break;
 		case OPT_DRY_RUN: o->dry_run = 1; break;
+		case OPT_REPORT_ONLY: o->report_only = 1; break;
+		case OPT_ACK: o->acknowledge = 1; break;
 		case OPT_JSON: o->json = 1; break;
 		case OPT_STATE: o->state_path = optarg; break;
 		case OPT_TEXTFILE: o->textfile = optarg; break;
@@ -286,15 +314,71 @@ static void count_into(json_t *entry, const char *key, const struct xid_code_sum
 	}
 }
 
-/* The hit behind the worst action: what the drain reason names. */
-static const struct xid_hit *worst_hit(const struct xid_assessment *a)
+/* Report-only remembers what it reported as "Xid 79 0000:5a:00 <time>",
+ * so that a source judged again (--since) does not report it again.
+ * Events without a time cannot be told apart; only the position keeps
+ * them from being read twice. */
+#define REPORTED_MAX 64
+
+static char *hit_fp(const struct xid_hit *h)
+{
+	if (h->last_wall < 0)
+		return NULL;
+	return xasprintf("%s %d %s %lld", h->sxid ? "SXid" : "Xid", h->code, h->dev, h->last_wall);
+}
+
+static int fp_seen(json_t *seen, const struct xid_hit *h)
+{
+	char *fp = hit_fp(h);
+	size_t i;
+	json_t *v;
+	int found = 0;
+
+	if (!fp)
+		return 0;
+	json_array_foreach(seen, i, v)
+		if (json_is_string(v) && !strcmp(json_string_value(v), fp)) {
+			found = 1;
+			break;
+		}
+	free(fp);
+	return found;
+}
+
+static void remember_reported(json_t *entry, const struct xid_assessment *a)
+{
+	json_t *seen = json_object_get(entry, "reported_events");
+	if (!json_is_array(seen)) {
+		seen = json_array();
+		json_object_set_new(entry, "reported_events", seen);
+	}
+	for (size_t i = 0; i < a->nhits; i++) {
+		char *fp;
+		if (a->hits[i].action < XA_RESET_GPU || fp_seen(seen, &a->hits[i]) ||
+		    !(fp = hit_fp(&a->hits[i])))
+			continue;
+		json_array_append_new(seen, json_string(fp));
+		free(fp);
+	}
+	while (json_array_size(seen) > REPORTED_MAX)
+		json_array_remove(seen, 0);
+}
+
+/* The hit behind the worst action: what the drain reason names.  With
+ * `seen` (report-only), hits already reported are passed over. */
+static const struct xid_hit *worst_hit(const struct xid_assessment *a, json_t *seen)
 {
 	const struct xid_hit *w = NULL;
-	for (size_t i = 0; i < a->nhits; i++)
-		if (!w || a->hits[i].action > w->action ||
-		    (a->hits[i].action == w->action && a->hits[i].code == a->worst_code &&
-		     w->code != a->worst_code))
-			w = &a->hits[i];
+	for (size_t i = 0; i < a->nhits; i++) {
+		const struct xid_hit *h = &a->hits[i];
+		if (h->action < XA_RESET_GPU)
+			continue;
+		if (seen && fp_seen(seen, h))
+			continue;
+		if (!w || h->action > w->action ||
+		    (h->action == w->action && h->code == a->worst_code && w->code != a->worst_code))
+			w = h;
+	}
 	return w;
 }
 
@@ -318,15 +402,64 @@ static json_t *load_state(struct hctx *h, char **err)
 	return s;
 }
 
+/* A node action failed: keep it pending (retried on every later pass) and
+ * count the failure.  Attempts and the first failure's time survive
+ * retries of the same action. */
+static void note_failure(json_t *entry, const char *action, int code, int sxid, const char *reason,
+			 const char *detail, const char *now_iso)
+{
+	json_t *pd = json_object_get(entry, "pending");
+	json_int_t attempts = 0;
+	const char *since = now_iso;
+	const char *pa = json_string_value(json_object_get(pd, "action"));
+
+	if (pa && !strcmp(pa, action)) {
+		attempts = json_integer_value(json_object_get(pd, "attempts"));
+		if (json_string_value(json_object_get(pd, "since")))
+			since = json_string_value(json_object_get(pd, "since"));
+	}
+	json_t *np = json_pack("{s:s,s:i,s:b,s:s,s:s,s:I,s:s,s:s}", "action", action, "code", code,
+			       "sxid", sxid, "reason", reason, "since", since, "attempts",
+			       attempts + 1, "last_attempt", now_iso, "last_error", detail ? detail : "");
+	json_object_set_new(entry, "pending", np);	/* since may point into the old one: set last */
+	json_t *f = json_object_get(entry, "action_failures");
+	if (!json_is_object(f)) {
+		f = json_object();
+		json_object_set_new(entry, "action_failures", f);
+	}
+	json_object_set_new(f, action, json_integer(json_integer_value(json_object_get(f, action)) + 1));
+}
+
+static void record_drained(json_t *entry, const char *node, int code, int sxid, const char *reason,
+			   const char *now_iso)
+{
+	json_object_set_new(entry, "drained", json_pack("{s:s,s:i,s:b,s:s,s:s}", "node", node, "code",
+							code, "sxid", sxid, "reason", reason, "at",
+							now_iso));
+}
+
+/* Print msg on stderr: always for `check`, for `watch` only when it
+ * differs from the last one of its kind (a source down for an hour is one
+ * line, not one per heartbeat).  *last keeps the message. */
+static void say(struct hctx *h, char **last, const char *msg)
+{
+	if (!h->o.watch || !*last || strcmp(*last, msg))
+		fprintf(stderr, "cmax health: %s: %s\n", h->node, msg);
+	free(*last);
+	*last = xstrdup(msg);
+}
+
 static int pass(struct hctx *h, int quiet_when_idle)
 {
 	struct hsrc_pos pos;
 	struct hsrc_read rd;
 	struct sched_result sr = { 0 };
 	struct sched_opts so = { .k8s = h->o.k8s, .dry_run = h->o.dry_run,
+				 .report_only = h->o.report_only,
 				 .timeout_ms = h->o.timeout_s * 1000, .node = h->node };
-	char *err = NULL, *serr = NULL, *reason = NULL, now_iso[32];
-	int lockfd = -1, rc = EXIT_OK, acted = 0;
+	char *err = NULL, *serr = NULL, *reason = NULL, *aerr = NULL, now_iso[32];
+	int lockfd = -1, verdict = EXIT_OK, rc, acted = 0, keep = !h->o.dry_run;
+	const int ro = h->o.report_only;
 	time_t now;
 
 	if (!h->o.dry_run && (lockfd = hstate_lock(h->o.state_path)) < 0) {
@@ -338,80 +471,147 @@ static int pass(struct hctx *h, int quiet_when_idle)
 	if (serr)
 		fprintf(stderr, "cmax health: %s\n", serr);
 	json_t *entry = hstate_entry(state, h->key);
+	json_t *pd = json_object_get(entry, "pending");
+	if (json_is_object(pd) && !json_is_string(json_object_get(pd, "action")))
+		json_object_set_new(pd, "action", json_string("drain"));	/* before actions had names */
+	if (h->o.acknowledge && !h->acked) {
+		/* the operator has dealt with what cmax remembers */
+		json_object_del(entry, "outstanding");
+		json_object_del(entry, "pending");
+		h->acked = 1;
+	}
 	hstate_get_pos(entry, &pos);
 
 	struct xid_classifier *c = xid_classifier_new(h->cat, &h->copts);
-	int rerr = hsrc_read(&h->o.src, &pos, c, &rd, &err);
+	hsrc_read(&h->o.src, &pos, c, &rd, &err);
 	struct xid_assessment *a = xid_classifier_finish(c);
 	now = clock_now();
 	clock_iso(now, now_iso, sizeof(now_iso));
 
-	if (rerr < 0) {
-		rc = EXIT_NOINPUT;
-	} else if (a->action >= XA_RESET_GPU) {
-		const struct xid_hit *w = worst_hit(a);
+	json_t *seen = json_object_get(entry, "reported_events");
+	/* events read before a source failed are real: they count */
+	const struct xid_hit *w = worst_hit(a, ro ? seen : NULL);
+	pd = json_object_get(entry, "pending");
+	const char *pact = json_string_value(json_object_get(pd, "action"));
+	int handled = 0;
+
+	if (!ro)	/* report-only's memory; a pass that acts starts from the scheduler */
+		json_object_del(entry, "outstanding");
+	if (w) {
+		/* a new event that needs the node out of scheduling */
 		reason = drain_reason(w, now);
 		if (strlen(reason) > 400)
 			reason[400] = 0;
 		sched_isolate(&so, w->code, w->sxid, reason, &sr);
-		acted = 1;
-		rc = 1;
-		if (!h->o.dry_run && (sr.decision == ND_ERROR || sr.decision == ND_NO_SCHEDULER))
-			json_object_set_new(entry, "pending",
-					    json_pack("{s:i,s:b,s:s,s:s}", "code", w->code, "sxid",
-						      w->sxid, "reason", reason, "at", now_iso));
-		else if (!h->o.dry_run)
-			json_object_del(entry, "pending");
-		if (!h->o.dry_run && (sr.decision == ND_DRAIN ||
-				      (sr.decision == ND_ALREADY &&
-				       !json_is_object(json_object_get(entry, "drained")))))
-			json_object_set_new(entry, "drained",
-					    json_pack("{s:s,s:i,s:b,s:s,s:s}", "node", h->node,
-						      "code", w->code, "sxid", w->sxid, "reason",
-						      reason, "at", now_iso));
-	} else if (json_is_object(json_object_get(entry, "pending"))) {
-		/* an earlier pass could not reach the scheduler: the event is
+		acted = handled = 1;
+		if (node_decision_failed(sr.decision)) {
+			verdict = EXIT_UNAVAILABLE;
+			aerr = xstrdup(sr.detail);
+			if (keep)
+				note_failure(entry, "drain", w->code, w->sxid, reason, sr.detail, now_iso);
+		} else {
+			verdict = EXIT_UNHEALTHY;
+			if (ro) {
+				char ev[32] = "";
+				if (w->last_wall >= 0)
+					clock_iso((time_t)w->last_wall, ev, sizeof(ev));
+				json_object_set_new(entry, "outstanding",
+						    json_pack("{s:i,s:b,s:s,s:s,s:s,s:s*,s:s}", "code",
+							      w->code, "sxid", w->sxid, "dev", w->dev,
+							      "action", xid_action_name(w->action),
+							      "reason", reason, "event_at",
+							      ev[0] ? ev : NULL, "reported_at", now_iso));
+				remember_reported(entry, a);
+			} else if (keep) {
+				json_object_del(entry, "pending");
+				if (sr.decision == ND_DRAIN ||
+				    (sr.decision == ND_ALREADY &&
+				     !json_is_object(json_object_get(entry, "drained"))))
+					record_drained(entry, h->node, w->code, w->sxid, reason, now_iso);
+			}
+		}
+	} else if (pact && !strcmp(pact, "drain")) {
+		/* an earlier pass could not take the node out: the event is
 		 * consumed from the log but not forgotten, so try again */
-		json_t *pd = json_object_get(entry, "pending");
+		handled = 1;
+		verdict = EXIT_UNHEALTHY;
 		reason = xstrdup(json_string_value(json_object_get(pd, "reason")) ?
 				 json_string_value(json_object_get(pd, "reason")) : HEALTH_REASON_PREFIX "Xid");
-		int code = (int)json_integer_value(json_object_get(pd, "code"));
-		int sx = json_is_true(json_object_get(pd, "sxid"));
-		sched_isolate(&so, code, sx, reason, &sr);
-		acted = 1;
-		rc = 1;
-		if (!h->o.dry_run && sr.decision != ND_ERROR && sr.decision != ND_NO_SCHEDULER) {
-			if (sr.decision == ND_DRAIN || sr.decision == ND_ALREADY)
-				json_object_set_new(entry, "drained",
-						    json_pack("{s:s,s:i,s:b,s:s,s:s}", "node", h->node,
-							      "code", code, "sxid", sx, "reason", reason,
-							      "at", now_iso));
-			json_object_del(entry, "pending");
+		if (!ro) {
+			int code = (int)json_integer_value(json_object_get(pd, "code"));
+			int sx = json_is_true(json_object_get(pd, "sxid"));
+			sched_isolate(&so, code, sx, reason, &sr);
+			acted = 1;
+			if (node_decision_failed(sr.decision)) {
+				verdict = EXIT_UNAVAILABLE;
+				aerr = xstrdup(sr.detail);
+				if (keep)
+					note_failure(entry, "drain", code, sx, reason, sr.detail, now_iso);
+			} else if (keep) {
+				if (sr.decision == ND_DRAIN || sr.decision == ND_ALREADY)
+					record_drained(entry, h->node, code, sx, reason, now_iso);
+				json_object_del(entry, "pending");
+			}
 		}
-	} else if (json_is_object(json_object_get(entry, "drained"))) {
+	}
+	json_t *dr = json_object_get(entry, "drained");
+	if (!handled && json_is_object(dr)) {
 		/* nothing new; the node is (or was) out by our hand */
-		if (h->o.resume_when_clear) {
+		handled = 1;
+		int want_resume = h->o.resume_when_clear || (pact && !strcmp(pact, "resume"));
+		if (ro) {
+			verdict = EXIT_UNHEALTHY;	/* recorded, and not checked without a scheduler */
+		} else if (want_resume && !err) {
+			/* never on a pass that could not read the log: it saw nothing */
 			sched_resume(&so, &sr);
 			acted = 1;
-			if (!h->o.dry_run && (sr.decision == ND_RESUME || sr.decision == ND_NOTHING ||
-					      sr.decision == ND_FOREIGN))
+			if (node_decision_failed(sr.decision)) {
+				verdict = EXIT_UNAVAILABLE;
+				aerr = xstrdup(sr.detail);
+				if (keep)
+					note_failure(entry, "resume",
+						     (int)json_integer_value(json_object_get(dr, "code")),
+						     json_is_true(json_object_get(dr, "sxid")),
+						     json_string_value(json_object_get(dr, "reason")) ?
+						     json_string_value(json_object_get(dr, "reason")) : "",
+						     sr.detail, now_iso);
+			} else if (keep) {
 				json_object_del(entry, "drained");
-			if (sr.decision == ND_ERROR)
-				rc = 1;
+				json_object_del(entry, "pending");
+			}
 		} else {
 			struct sched_opts probe = so;
 			probe.dry_run = 1;
 			sched_resume(&probe, &sr);
 			/* someone returned it (or replaced our reason): no longer ours */
 			if (sr.decision == ND_NOTHING || sr.decision == ND_FOREIGN) {
-				if (!h->o.dry_run)
+				if (keep) {
 					json_object_del(entry, "drained");
+					json_object_del(entry, "pending");
+				}
+			} else if (node_decision_failed(sr.decision)) {
+				verdict = EXIT_UNAVAILABLE;	/* cannot tell whether it is still out */
+				aerr = xstrdup(sr.detail);
 			} else {
-				rc = 1;	/* still drained by cmax: not healthy yet */
+				verdict = EXIT_UNHEALTHY;	/* still drained by cmax: not healthy yet */
 			}
 			sched_result_free(&sr);
 		}
 	}
+	json_t *os = json_object_get(entry, "outstanding");
+	if (!handled && ro && json_is_object(os)) {
+		/* reported once already: said again only when it clears */
+		if (h->o.resume_when_clear && !err) {
+			sched_resume(&so, &sr);
+			acted = 1;
+			json_object_del(entry, "outstanding");
+		} else {
+			verdict = EXIT_UNHEALTHY;
+		}
+	} else if (!handled && json_is_object(json_object_get(entry, "pending"))) {
+		verdict = EXIT_UNHEALTHY;	/* a pending action this pass did not retry */
+	}
+	rc = err ? EXIT_NOINPUT : verdict;
 
 	/* record the pass */
 	hstate_set_pos(entry, &pos);
@@ -422,6 +622,9 @@ static int pass(struct hctx *h, int quiet_when_idle)
 	json_object_set_new(entry, "last_action", json_string(xid_action_name(a->action)));
 	json_object_set_new(entry, "last_events", json_integer((json_int_t)rd.events));
 	json_object_set_new(entry, "last_error", err ? json_string(err) : json_null());
+	json_object_set_new(entry, "last_action_error", aerr ? json_string(aerr) : json_null());
+	json_object_set_new(entry, "unhealthy", json_boolean(verdict != EXIT_OK));
+	json_object_set_new(entry, "report_only", json_boolean(ro));
 	count_into(entry, "events_total", a->xids, a->nxids);
 	count_into(entry, "sxid_events_total", a->sxids, a->nsxids);
 	if (a->events) {
@@ -455,57 +658,107 @@ static int pass(struct hctx *h, int quiet_when_idle)
 	}
 	hstate_unlock(lockfd);
 
-	/* report */
-	if (!(quiet_when_idle && !rd.events && !acted && !err)) {
+	/* report: on stderr the one-line reasons, deduplicated under watch */
+	int src_news = 0, act_news = 0;
+	if (err) {
+		char *m = xasprintf("cannot see the log: %s", err);
+		src_news = !h->o.watch || !h->last_src_err || strcmp(h->last_src_err, m);
+		say(h, &h->last_src_err, m);
+		free(m);
+	} else if (h->last_src_err) {
+		src_news = 1;
+		fprintf(stderr, "cmax health: %s: the log can be read again: %s\n", h->node,
+			h->o.src.kind == HSRC_FILE ? h->o.src.path : h->key);
+		free(h->last_src_err);
+		h->last_src_err = NULL;
+	}
+	if (aerr) {
+		char *m = xasprintf("%s%s", aerr, keep && json_is_object(json_object_get(entry, "pending")) ?
+				    " (kept pending: retried on every pass)" : "");
+		act_news = !h->o.watch || !h->last_act_err || strcmp(h->last_act_err, m);
+		say(h, &h->last_act_err, m);
+		free(m);
+	} else {
+		free(h->last_act_err);
+		h->last_act_err = NULL;
+	}
+	char *error = err && aerr ? xasprintf("%s; %s", err, aerr) : xstrdup(err ? err : aerr ? aerr : "");
+	int news = rd.events || (acted && !node_decision_failed(sr.decision)) || src_news || act_news;
+	if (!(quiet_when_idle && !news)) {
+		const char *status = rc == EXIT_NOINPUT ? "source_down" : verdict == EXIT_UNAVAILABLE ?
+				     "action_failed" : verdict == EXIT_UNHEALTHY ? "unhealthy" :
+				     rc == EXIT_CANTCREAT ? "state_unwritable" : "healthy";
 		if (h->o.json) {
-			json_t *src = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b,s:b}", "kind",
+			json_t *src = json_pack("{s:s,s:s,s:I,s:I,s:b,s:b,s:b,s:b,s:s?}", "kind",
 						h->o.src.kind == HSRC_FILE ? "file" :
 						h->o.src.kind == HSRC_KMSG ? "kmsg" : "journal",
 						"key", h->key, "bytes", (json_int_t)rd.bytes, "events",
 						(json_int_t)rd.events, "rotated", rd.rotated,
-						"skipped", rd.skipped, "absent", rd.absent);
+						"skipped", rd.skipped, "absent", rd.absent, "up", !err,
+						"error", err);
 			if (h->o.src.kind == HSRC_FILE)
 				json_object_set_new(src, "offset", json_integer((json_int_t)pos.offset));
+			if (rd.vanished)
+				json_object_set_new(src, "vanished", json_true());
 			json_t *na = json_null();
 			if (acted) {
-				na = json_pack("{s:s,s:s,s:s,s:O*}", "scheduler",
+				na = json_pack("{s:s,s:s,s:s,s:O*,s:s?}", "scheduler",
 					       h->o.k8s ? "kubernetes" : "slurm", "decision",
 					       node_decision_name(sr.decision), "detail",
-					       sr.detail ? sr.detail : "", "commands", sr.commands);
+					       sr.detail ? sr.detail : "", "commands", sr.commands,
+					       "error", aerr);
 				if (reason)
 					json_object_set_new(na, "reason", json_string(reason));
 			}
-			json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:b,s:o,s:o,s:s,s:b,s:o,s:o}",
+			json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:s,s:b,s:s,s:i,s:o,s:O?,s:O?,s:s?}",
 						"command", h->o.watch ? "health watch" : "health check",
 						"version", CMAX_VERSION, "node", h->node,
 						"checked_at", now_iso, "dry_run", h->o.dry_run,
+						"report_only", ro,
 						"source", src, "assessment", xid_assessment_json(a),
 						"action", xid_action_name(a->action),
-						"healthy", rc == EXIT_OK, "node_action", na,
-						"error", err ? json_string(err) : json_null());
+						"healthy", rc == EXIT_OK, "status", status,
+						"exit_status", rc, "node_action", na,
+						"outstanding", json_object_get(entry, "outstanding"),
+						"pending", json_object_get(entry, "pending"),
+						"error", error[0] ? error : NULL);
 			json_dumpf(doc, stdout, h->o.watch ? JSON_COMPACT : JSON_INDENT(2));
 			fputc('\n', stdout);
 			json_decref(doc);
-		} else if (err) {
-			printf("cmax health: %s: cannot read the log: %s\n", h->node, err);
-		} else {
+		} else if (!err || a->events) {
 			const char *what = h->o.src.kind == HSRC_FILE ? h->o.src.path : h->key;
-			if (!a->events)
-				printf("cmax health: %s: %s (no new Xid/SXid event in %zu bytes of %s%s)\n",
-				       h->node, rc == EXIT_OK ? "healthy" : "unhealthy", rd.bytes, what,
-				       rd.skipped ? "; first pass, position taken" : "");
-			else
+			if (!a->events) {
+				if (!acted && ro && json_is_object(os) && verdict == EXIT_UNHEALTHY)
+					printf("cmax health: %s: no new Xid/SXid event in %zu bytes of %s; "
+					       "outstanding since %s: %s (reported then)\n", h->node, rd.bytes,
+					       what, json_string_value(json_object_get(os, "reported_at")),
+					       json_string_value(json_object_get(os, "reason")));
+				else
+					printf("cmax health: %s: %s (no new Xid/SXid event in %zu bytes of %s%s)\n",
+					       h->node, verdict == EXIT_OK ? "healthy" : "unhealthy", rd.bytes,
+					       what, rd.skipped ? "; first pass, position taken" : "");
+			} else if (ro && !w && a->action >= XA_RESET_GPU) {
+				printf("cmax health: %s: %zu event(s) in %s, all reported before\n", h->node,
+				       rd.events, what);
+			} else {
 				printf("cmax health: %s: %zu event(s) in %s: %s (%s %d: %s)\n", h->node,
 				       rd.events, what, xid_action_name(a->action),
 				       a->worst_sxid ? "SXid" : "Xid", a->worst_code, a->reason);
-			if (acted && sr.detail)
+			}
+			if (acted && sr.detail && !node_decision_failed(sr.decision))
 				printf("  %s\n", sr.detail);
+			size_t i;
+			json_t *cmd;
+			json_array_foreach(acted ? sr.commands : NULL, i, cmd)
+				if (json_is_true(json_object_get(cmd, "planned")))
+					printf("  would run: %s\n",
+					       json_string_value(json_object_get(cmd, "command")));
 		}
 		fflush(stdout);
 	}
-	if (err && rc == EXIT_OK)
-		rc = EXIT_NOINPUT;
+	free(error);
 	free(err);
+	free(aerr);
 	free(serr);
 	free(reason);
 	sched_result_free(&sr);
@@ -524,11 +777,22 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
+/* After the followed file goes (deleted or renamed), wait this long for
+ * its replacement before calling the source down.  Declared: logrotate's
+ * rename and create, and a syslog daemon's reopen on SIGHUP, happen within
+ * milliseconds; a longer gap is an outage (lines written meanwhile go to
+ * the renamed file), and is reported as one. */
+#define ROTATE_GRACE_MS 500
+
+#define WATCH_MASK (IN_MODIFY | IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ATTRIB | IN_DELETE | \
+		    IN_MOVED_FROM | IN_DELETE_SELF | IN_MOVE_SELF)
+
 static int watch(struct hctx *h)
 {
-	int ifd = -1, kfd = -1, lfd = -1, rc;
+	int ifd = -1, wd = -1, kfd = -1, lfd = -1, rc;
 	char *err = NULL, *dir = NULL, *base = NULL;
 	struct sigaction sa = { 0 };
+	long grace_until = 0;
 
 	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
@@ -547,46 +811,60 @@ static int watch(struct hctx *h)
 		free(d);
 		free(b);
 		ifd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-		/* the directory, not the file: rotation replaces the file */
-		if (ifd < 0 || inotify_add_watch(ifd, dir, IN_MODIFY | IN_CREATE | IN_MOVED_TO |
-						 IN_CLOSE_WRITE | IN_ATTRIB) < 0) {
-			fprintf(stderr, "cmax health: cannot watch %s: %s\n", dir, strerror(errno));
+		if (ifd < 0) {
+			fprintf(stderr, "cmax health: inotify: %s\n", strerror(errno));
 			rc = EXIT_OSERR;
 			goto out;
 		}
+		/* the directory, not the file: rotation replaces the file.  A
+		 * directory that is not there yet is an outage of the source
+		 * (the pass says so) and is watched again on every heartbeat. */
+		wd = inotify_add_watch(ifd, dir, WATCH_MASK);
 	} else {
-		kfd = open(h->o.src.path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-		if (kfd < 0) {
-			fprintf(stderr, "cmax health: %s: %s\n", h->o.src.path, strerror(errno));
-			rc = EXIT_NOINPUT;
-			goto out;
-		}
-		lseek(kfd, 0, SEEK_END);
+		kfd = hsrc_kmsg_open(h->o.src.path, &err);	/* the pass reports why not */
+		free(err);
+		err = NULL;
+		if (kfd >= 0)
+			lseek(kfd, 0, SEEK_END);
 	}
 
 	rc = pass(h, 0);
-	if (rc != EXIT_OK && rc != 1 && rc != EXIT_NOINPUT)
+	if (rc != EXIT_OK && rc != EXIT_UNHEALTHY && rc != EXIT_NOINPUT && rc != EXIT_UNAVAILABLE)
 		goto out;
 	long next_beat = mono_ms() + h->o.heartbeat_s * 1000L;
 	while (!stop_flag) {
 		struct pollfd p[2];
-		int n = 0, changed = 0;
-		p[n++] = (struct pollfd){ .fd = ifd >= 0 ? ifd : kfd, .events = POLLIN };
-		if (lfd >= 0)
+		int n = 0, changed = 0, src_i = -1, http_i = -1;
+		if (ifd >= 0 || kfd >= 0) {
+			src_i = n;
+			p[n++] = (struct pollfd){ .fd = ifd >= 0 ? ifd : kfd, .events = POLLIN };
+		}
+		if (lfd >= 0) {
+			http_i = n;
 			p[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		long wait = next_beat - mono_ms();
+		}
+		long deadline = grace_until ? (grace_until < next_beat ? grace_until : next_beat) : next_beat;
+		long wait = deadline - mono_ms();
 		if (wait < 0)
 			wait = 0;
 		int r = poll(p, (nfds_t)n, (int)wait);
 		if (r < 0 && errno != EINTR)
 			break;
-		if (r > 0 && (p[0].revents & POLLIN)) {
+		if (r > 0 && src_i >= 0 && (p[src_i].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) {
 			char buf[16384] __attribute__((aligned(8)));
 			ssize_t got;
 			if (ifd >= 0) {
 				while ((got = read(ifd, buf, sizeof(buf))) > 0)
 					for (char *q = buf; q < buf + got;) {
 						struct inotify_event *ev = (struct inotify_event *)q;
+						if (ev->wd == wd && (ev->mask & (IN_IGNORED | IN_DELETE_SELF |
+										 IN_MOVE_SELF))) {
+							/* the directory went: watch it again later */
+							if (!(ev->mask & IN_IGNORED))
+								inotify_rm_watch(ifd, wd);
+							wd = -1;
+							changed = 1;
+						}
 						if (ev->len && !strcmp(ev->name, base))
 							changed = 1;
 						q += sizeof(*ev) + ev->len;
@@ -595,19 +873,41 @@ static int watch(struct hctx *h)
 				/* drain the ring reader; the pass re-reads from the remembered seq */
 				while ((got = read(kfd, buf, sizeof(buf))) > 0 || (got < 0 && errno == EPIPE))
 					;
+				if ((got < 0 && errno != EAGAIN && errno != EINTR) ||
+				    (p[src_i].revents & (POLLERR | POLLHUP | POLLNVAL))) {
+					close(kfd);	/* reopened on the next heartbeat */
+					kfd = -1;
+				}
 				changed = 1;
 			}
 		}
-		if (n > 1 && r > 0 && (p[1].revents & POLLIN))
+		if (r > 0 && http_i >= 0 && (p[http_i].revents & POLLIN))
 			http_serve_one(lfd, h->metrics ? h->metrics : "");
-		if (changed) {
-			pass(h, 1);
-		} else if (mono_ms() >= next_beat) {
-			pass(h, 1);
-		} else {
-			continue;
+		long now = mono_ms();
+		int beat = now >= next_beat;
+		if (beat) {
+			/* retry what was not there */
+			if (ifd >= 0 && wd < 0 && (wd = inotify_add_watch(ifd, dir, WATCH_MASK)) >= 0)
+				changed = 1;
+			if (h->o.src.kind == HSRC_KMSG && kfd < 0) {
+				kfd = hsrc_kmsg_open(h->o.src.path, &err);
+				free(err);
+				err = NULL;
+			}
 		}
-		next_beat = mono_ms() + h->o.heartbeat_s * 1000L;
+		if ((changed || grace_until) && h->o.src.kind == HSRC_FILE && !h->last_src_err &&
+		    access(h->o.src.path, F_OK) < 0 && errno == ENOENT) {
+			/* gone: a rotation's new file is on its way, or not */
+			if (!grace_until)
+				grace_until = now + ROTATE_GRACE_MS;
+			if (now < grace_until)
+				continue;
+		}
+		if (changed || beat || (grace_until && now >= grace_until)) {
+			grace_until = 0;
+			pass(h, 1);
+			next_beat = mono_ms() + h->o.heartbeat_s * 1000L;
+		}
 	}
 	rc = EXIT_OK;
 out:
@@ -641,6 +941,14 @@ static int load_policy(struct hctx *h)
 		free(path);
 		return access(h->o.policy_path ? h->o.policy_path : "", F_OK) < 0 && h->o.policy_path ?
 			EXIT_NOINPUT : EXIT_DATAERR;
+	}
+	/* the schema first (core/policyfile.h), then the overrides' own check */
+	int vrc = policy_validate(h->policy, "health-policy", path, &err);
+	if (vrc) {
+		fprintf(stderr, "cmax health: policy %s\n", err);
+		free(err);
+		free(path);
+		return vrc;
 	}
 	ov = json_object_get(h->policy, "overrides");
 	if (!json_is_object(h->policy) || xid_overrides_check(ov, &err) < 0) {
@@ -690,6 +998,15 @@ int cmd_health(int argc, char **argv)
 	h.o.src.boot_epoch_us = (rt.tv_sec - mt.tv_sec) * 1000000LL + (rt.tv_nsec - mt.tv_nsec) / 1000;
 
 	char *cp = h.o.catalog_path ? xstrdup(h.o.catalog_path) : datafile_path("xid-catalog.json");
+	/* the schema first (core/policyfile.h); a missing catalog is reported below */
+	if ((rc = policy_check_if_present(cp, "xid-catalog", POLICY_JSON, &err)) != 0 && rc != EXIT_NOINPUT) {
+		fprintf(stderr, "cmax health: catalog %s\n", err);
+		free(err);
+		free(cp);
+		return rc;
+	}
+	free(err);
+	err = NULL;
 	h.cat = xid_catalog_load(cp, &err);
 	if (!h.cat) {
 		fprintf(stderr, "cmax health: catalog %s: %s\n", cp, err);
@@ -710,6 +1027,8 @@ out:
 	json_decref(h.policy);
 	json_decref(h.mem_state);
 	free(h.metrics);
+	free(h.last_src_err);
+	free(h.last_act_err);
 	free(h.key);
 	return rc;
 }

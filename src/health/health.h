@@ -10,6 +10,7 @@
 #ifndef CMAX_HEALTH_H
 #define CMAX_HEALTH_H
 #include <stddef.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <jansson.h>
 
@@ -26,6 +27,7 @@ struct hsrc_pos {
 	int valid;			/* a previous pass recorded it */
 	unsigned long long dev, ino;	/* file identity, to notice rotation */
 	unsigned long long offset;	/* file: bytes consumed (complete lines) */
+	int vanished;			/* file: absent now, read before under this name */
 	long long seq;			/* kmsg: last record sequence number; -1 none */
 	char cursor[512];		/* journal: cursor after the last entry */
 };
@@ -34,7 +36,8 @@ struct hsrc_read {
 	size_t bytes;			/* bytes looked at */
 	size_t events;			/* kmsg events handed to the classifier */
 	int rotated;			/* the file was replaced or truncated */
-	int absent;			/* the file does not exist (yet) */
+	int absent;			/* the file does not exist (an error since it cannot be seen) */
+	int vanished;			/* absent, and a file was read under that name before */
 	int skipped;			/* first pass without --since: position taken, nothing judged */
 };
 
@@ -47,12 +50,35 @@ struct hsrc {
 	long long boot_epoch_us;	/* wall clock at boot, to date kmsg records */
 };
 
+/* Most bytes one pass reads from a source that has no size to stop at
+ * (/dev/kmsg, a file that cannot be mapped): past it the source is not a
+ * log (an unbounded stream) and the pass fails instead of reading forever.
+ * Declared: a week of kernel log on a busy node is tens of MiB and the
+ * largest kernel ring (log_buf_len) is a few; 1 GiB is scanned in about a
+ * second.  Regular files are mapped and bounded by their size instead. */
+#define HSRC_STREAM_CAP (1ull << 30)
+/* journalctl's output per pass, the runner's cap on it (same reasoning). */
+#define HSRC_JOURNAL_CAP (256u << 20)
+
 /* Feed what is new since *pos into the classifier; update *pos.  0, or -1
  * with a one-line message in *err (malloc'd). */
 int hsrc_read(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
 	      struct hsrc_read *st, char **err);
 /* The state-file key of a source ("file:/var/log/kern.log", "kmsg", "journal"). */
 char *hsrc_key(const struct hsrc *s);
+/* NULL when a file of this type can be a log file (a regular file), else
+ * why not, one line naming path (malloc'd): a directory, a FIFO (reading
+ * it blocks until its writer closes), a socket, a device (no end to read
+ * to; /dev/kmsg is pointed to --kmsg). */
+char *hsrc_not_a_log(const char *path, const struct stat *sb);
+/* /dev/kmsg opened non-blocking, checked to be the ring (char 1:11): fd, or
+ * -1 with *err (malloc'd) saying why it cannot be read. */
+int hsrc_kmsg_open(const char *path, char **err);
+/* Read fd to its end (or cap bytes: then -1, "NAME: more than CAP bytes
+ * ..." in *err) and classify the complete lines; *off advances by what was
+ * consumed.  0, or -1 with *err (malloc'd). */
+int hsrc_scan_fd(int fd, const char *name, unsigned long long cap, struct xid_classifier *c,
+		 struct hsrc_read *st, unsigned long long *off, char **err);
 
 /* Fast path: classify every event in buf, visiting only lines that hold a
  * marker ("NVRM: ", "SXid (").  With final=0 an unterminated last line is
@@ -72,12 +98,20 @@ enum node_decision {
 	ND_RESUME,		/* returned to service (cmax's own drain only) */
 	ND_ERROR,		/* the scheduler could not be read or refused */
 	ND_NO_SCHEDULER,	/* no scontrol/kubectl: nothing to act through */
+	ND_REPORT_DRAIN,	/* --report-only: would drain; no scheduler consulted */
+	ND_REPORT_RESUME,	/* --report-only: would resume; no scheduler consulted */
 };
 const char *node_decision_name(enum node_decision d);
+/* The scheduler could not be read or did not do what it was asked. */
+static inline int node_decision_failed(enum node_decision d)
+{
+	return d == ND_ERROR || d == ND_NO_SCHEDULER;
+}
 
 struct sched_opts {
 	int k8s;
-	int dry_run;
+	int dry_run;		/* read the node, only plan the changes */
+	int report_only;	/* run nothing at all: plan the changes for an idle node */
 	int timeout_ms;
 	const char *node;
 };

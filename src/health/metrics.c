@@ -88,9 +88,35 @@ char *health_metrics_text(json_t *entry, const char *node, const char *source)
 	     "Time of the newest Xid/SXid event seen (Unix time; 0 when none yet).");
 	sb_addf(&sb, "cmax_health_last_event_timestamp_seconds %lld\n",
 		(long long)json_integer_value(json_object_get(entry, "last_event_ts")));
-	head(&sb, "cmax_health_source_up", "gauge", "1 when the last pass could read its log source.");
+	head(&sb, "cmax_health_source_up", "gauge",
+	     "1 when the last pass could read its log source; 0 when it could not (missing, vanished, "
+	     "not a regular file, unreadable): nothing new can be seen.");
 	sb_addf(&sb, "cmax_health_source_up %d\n",
 		!json_is_string(json_object_get(entry, "last_error")));
+	head(&sb, "cmax_health_unhealthy", "gauge",
+	     "1 while the node needs an action cmax has not seen undone: a new or outstanding event "
+	     "needing reset_gpu or stronger, cmax's own drain in place, or a pending node action.");
+	sb_addf(&sb, "cmax_health_unhealthy %d\n", json_is_true(json_object_get(entry, "unhealthy")));
+	head(&sb, "cmax_health_report_only", "gauge",
+	     "1 when the last pass ran in --report-only mode (no scheduler command run).");
+	sb_addf(&sb, "cmax_health_report_only %d\n",
+		json_is_true(json_object_get(entry, "report_only")));
+	/* every label value is written, 0 included, so that a missing series
+	 * never stands for zero */
+	const char *pend = json_string_value(json_object_get(json_object_get(entry, "pending"), "action"));
+	json_t *fails = json_object_get(entry, "action_failures");
+	static const char *const node_actions[] = { "drain", "resume" };
+	head(&sb, "cmax_health_actions_pending", "gauge",
+	     "Node actions that failed and are retried on every pass (kept in the state file).");
+	for (size_t i = 0; i < 2; i++)
+		sb_addf(&sb, "cmax_health_actions_pending{action=\"%s\"} %d\n", node_actions[i],
+			pend && !strcmp(pend, node_actions[i]));
+	head(&sb, "cmax_health_action_failures_total", "counter",
+	     "Node actions (Slurm drain/resume, Kubernetes cordon+taint+condition or their undoing) "
+	     "that failed, timed out or were refused, retries included.");
+	for (size_t i = 0; i < 2; i++)
+		sb_addf(&sb, "cmax_health_action_failures_total{action=\"%s\"} %lld\n", node_actions[i],
+			(long long)json_integer_value(json_object_get(fails, node_actions[i])));
 	return sb_detach(&sb);
 }
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 static void add_event(struct xid_classifier *c, struct kmsg_event *ev, long long boot_epoch_us)
@@ -125,23 +126,113 @@ char *hsrc_key(const struct hsrc *s)
 	}
 }
 
+/* ---- what can be a log ---- */
+
+char *hsrc_not_a_log(const char *path, const struct stat *sb)
+{
+	unsigned maj = major(sb->st_rdev), min = minor(sb->st_rdev);
+
+	switch (sb->st_mode & S_IFMT) {
+	case S_IFREG:
+		return NULL;
+	case S_IFDIR:
+		return xasprintf("%s is a directory, not a log file", path);
+	case S_IFIFO:
+		/* a pass would wait for the writer to close it: a
+		 * HealthCheckProgram that never returns */
+		return xasprintf("%s is a FIFO (named pipe): reading it blocks until its writer closes it; "
+				 "cmax reads regular files", path);
+	case S_IFSOCK:
+		return xasprintf("%s is a socket, not a log file", path);
+	case S_IFCHR:
+		if (maj == 1 && min == 11)
+			return xasprintf("%s is the kernel ring device: use --kmsg", path);
+		return xasprintf("%s is a character device (%u:%u), not a log file: it has no end to read to "
+				 "(the kernel ring is --kmsg)", path, maj, min);
+	case S_IFBLK:
+		return xasprintf("%s is a block device (%u:%u), not a log file", path, maj, min);
+	default:
+		return xasprintf("%s is not a regular file", path);
+	}
+}
+
+int hsrc_scan_fd(int fd, const char *name, unsigned long long cap, struct xid_classifier *c,
+		 struct hsrc_read *st, unsigned long long *off, char **err)
+{
+	size_t bufcap = 8u << 20, have = 0;
+	unsigned long long total = 0;
+	char *buf = xmalloc(bufcap);
+	struct kmsg_ctx ctx = KMSG_CTX_INIT;
+	int rc = 0;
+
+	for (;;) {
+		ssize_t n = read(fd, buf + have, bufcap - have);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*err = xasprintf("%s: %s", name, strerror(errno));
+			rc = -1;
+			break;
+		}
+		if (n == 0)
+			break;
+		have += (size_t)n;
+		total += (unsigned long long)n;
+		st->bytes += (size_t)n;
+		size_t used = health_scan(c, &ctx, buf, have, 0, 0, &st->events);
+		*off += used;
+		memmove(buf, buf + used, have - used);
+		have -= used;
+		if (have == bufcap) {	/* one line longer than the buffer: drop it */
+			*off += have;
+			have = 0;
+		}
+		if (total >= cap) {
+			*err = xasprintf("%s: more than %llu MiB in one pass without an end: not a log "
+					 "(an unbounded stream?); stopped there", name, cap >> 20);
+			rc = -1;
+			break;
+		}
+	}
+	free(buf);
+	return rc;
+}
+
 /* ---- file ---- */
 
 static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
 		     struct hsrc_read *st, char **err)
 {
 	struct stat sb;
-	int fd = open(s->path, O_RDONLY | O_CLOEXEC);
+	char *why;
+	int fd;
 
-	if (fd < 0) {
+	/* stat before open: opening a FIFO waits for a writer, opening a
+	 * device may do things; neither is a log */
+	if (stat(s->path, &sb) < 0) {
 		if (errno == ENOENT) {
-			/* not there yet: whatever appears later is new */
+			/* cannot see: say so.  Whatever appears later under the
+			 * name is new, so the position starts again at 0. */
 			st->absent = 1;
+			st->vanished = pos->vanished || (pos->valid && (pos->dev || pos->ino));
+			*err = st->vanished ?
+				xasprintf("%s vanished (deleted, or rotated away and not replaced)", s->path) :
+				xasprintf("%s: %s", s->path, strerror(ENOENT));
 			pos->valid = 1;
+			pos->vanished = st->vanished;
 			pos->dev = pos->ino = 0;
 			pos->offset = 0;
-			return 0;
+			return -1;
 		}
+		*err = xasprintf("%s: %s", s->path, strerror(errno));
+		return -1;
+	}
+	if ((why = hsrc_not_a_log(s->path, &sb))) {
+		*err = why;
+		return -1;
+	}
+	fd = open(s->path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
 		*err = xasprintf("%s: %s", s->path, strerror(errno));
 		return -1;
 	}
@@ -150,6 +241,12 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 		close(fd);
 		return -1;
 	}
+	if ((why = hsrc_not_a_log(s->path, &sb))) {	/* replaced between stat and open */
+		*err = why;
+		close(fd);
+		return -1;
+	}
+	pos->vanished = 0;
 	unsigned long long size = (unsigned long long)sb.st_size, off = pos->offset;
 	if (pos->valid && (pos->dev || pos->ino) &&
 	    (pos->dev != (unsigned long long)sb.st_dev || pos->ino != (unsigned long long)sb.st_ino)) {
@@ -168,7 +265,7 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 	pos->ino = sb.st_ino;
 
 	struct kmsg_ctx ctx = KMSG_CTX_INIT;
-	if (size > off && S_ISREG(sb.st_mode)) {
+	if (size > off) {
 		long pg = sysconf(_SC_PAGESIZE);
 		unsigned long long base = off - off % (unsigned long long)pg;
 		size_t maplen = (size_t)(size - base);
@@ -186,52 +283,71 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 			return 0;
 		}
 	}
-	/* not mappable (a pipe, procfs, an odd filesystem): large reads */
+	/* not mappable (procfs, an odd filesystem): large reads, capped,
+	 * since such a file's size says nothing about where it ends */
 	if (lseek(fd, (off_t)off, SEEK_SET) < 0 && off) {
 		*err = xasprintf("%s: cannot seek: %s", s->path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	size_t cap = 8u << 20, have = 0;
-	char *buf = xmalloc(cap);
-	for (;;) {
-		ssize_t n = read(fd, buf + have, cap - have);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		st->bytes += (size_t)n;
-		size_t used = health_scan(c, &ctx, buf, have, 0, 0, &st->events);
-		off += used;
-		memmove(buf, buf + used, have - used);
-		have -= used;
-		if (have == cap) {	/* one line longer than the buffer: drop it */
-			off += have;
-			have = 0;
-		}
-	}
-	free(buf);
+	int rc = hsrc_scan_fd(fd, s->path, HSRC_STREAM_CAP, c, st, &off, err);
 	pos->offset = off;
 	close(fd);
-	return 0;
+	return rc;
 }
 
 /* ---- /dev/kmsg ---- */
 
+/* The ring is char device 1:11.  Containers often mask it (/dev/null
+ * bind-mounted over it, a link to /dev/console): reading that says
+ * "nothing new" for ever, so anything else is a source that cannot be seen. */
+static char *kmsg_not_the_ring(const char *path, int fd)
+{
+	struct stat sb;
+	if (fstat(fd, &sb) < 0)
+		return xasprintf("%s: %s", path, strerror(errno));
+	if (!S_ISCHR(sb.st_mode) || major(sb.st_rdev) != 1 || minor(sb.st_rdev) != 11)
+		return S_ISCHR(sb.st_mode) ?
+			xasprintf("%s is character device %u:%u, not the kernel ring (1:11): masked "
+				  "(a container?); use --journal or --log-file", path,
+				  major(sb.st_rdev), minor(sb.st_rdev)) :
+			xasprintf("%s is not a character device, not the kernel ring: masked (a "
+				  "container?); use --journal or --log-file", path);
+	return NULL;
+}
+
+int hsrc_kmsg_open(const char *path, char **err)
+{
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	char *why;
+
+	*err = NULL;
+	if (fd < 0) {
+		*err = errno == EPERM || errno == EACCES ?
+			xasprintf("%s: %s (reading the ring needs root or CAP_SYSLOG while "
+				  "kernel.dmesg_restrict=1)", path, strerror(errno)) :
+			xasprintf("%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if ((why = kmsg_not_the_ring(path, fd))) {
+		*err = why;
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 static int read_kmsg(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
 		     struct hsrc_read *st, char **err)
 {
-	int fd = open(s->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	int fd = hsrc_kmsg_open(s->path, err);
 	char rec[8192];
 	struct kmsg_ctx ctx = KMSG_CTX_INIT;
-	int judge = pos->valid || s->from_start;
+	int judge = pos->valid || s->from_start, rc = 0;
 	long long last = (pos->valid && !s->from_start) ? pos->seq : -1;
 
-	if (fd < 0) {
-		*err = xasprintf("%s: %s", s->path, strerror(errno));
+	if (fd < 0)
 		return -1;
-	}
 	if (!judge)
 		st->skipped = 1;
 	for (;;) {
@@ -240,9 +356,22 @@ static int read_kmsg(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 			continue;
 		if (n < 0 && errno == EPIPE)
 			continue;	/* records overwritten under us: go on with the next */
-		if (n <= 0)
+		if (n < 0 && errno == EAGAIN)
+			break;		/* the end of the ring */
+		if (n < 0) {
+			*err = xasprintf("%s: %s", s->path, strerror(errno));
+			rc = -1;
+			break;
+		}
+		if (n == 0)
 			break;
 		st->bytes += (size_t)n;
+		if (st->bytes >= HSRC_STREAM_CAP) {
+			*err = xasprintf("%s: more than %llu MiB in one pass: records arrive faster than "
+					 "they are read; stopped there", s->path, HSRC_STREAM_CAP >> 20);
+			rc = -1;
+			break;
+		}
 		/* "prio,seq,ts,flags;message\n KEY=val\n": the sequence number is the position */
 		const char *c1 = memchr(rec, ',', (size_t)n);
 		long long seq = c1 ? strtoll(c1 + 1, NULL, 10) : -1;
@@ -260,7 +389,7 @@ static int read_kmsg(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 	}
 	close(fd);
 	pos->valid = 1;
-	return 0;
+	return rc;
 }
 
 /* ---- journal ---- */
@@ -271,7 +400,7 @@ static int read_journal(const struct hsrc *s, struct hsrc_pos *pos, struct xid_c
 	static const char *const base[] = { "journalctl", "-k", "-o", "short-iso", "--no-pager", "--show-cursor", NULL };
 	struct argv_list a = { 0 };
 	int judge = pos->valid || s->from_start;
-	struct run_opts ro = { .timeout_ms = s->cmd_timeout_ms, .cap_out = 256u << 20 };
+	struct run_opts ro = { .timeout_ms = s->cmd_timeout_ms, .cap_out = HSRC_JOURNAL_CAP };
 	struct cmd_result res;
 
 	argv_add_all(&a, base);
@@ -294,6 +423,14 @@ static int read_journal(const struct hsrc *s, struct hsrc_pos *pos, struct xid_c
 		cmd_result_free(&res);
 		return -1;
 	}
+	if (res.out_truncated) {
+		/* the cursor is the last line: without it the pass cannot
+		 * move on, and would judge the same entries again for ever */
+		*err = xasprintf("journalctl: more than %u MiB in one pass: output cut at the cap, "
+				 "position not advanced", HSRC_JOURNAL_CAP >> 20);
+		cmd_result_free(&res);
+		return -1;
+	}
 	st->bytes = res.out_len;
 	/* the last line is "-- cursor: s=..." */
 	char *cur = NULL;
@@ -304,6 +441,16 @@ static int read_journal(const struct hsrc *s, struct hsrc_pos *pos, struct xid_c
 		char *v = cur + 11, *nl = strchr(v, '\n');
 		snprintf(pos->cursor, sizeof(pos->cursor), "%.*s",
 			 (int)(nl ? nl - v : (long)strlen(v)), v);
+	} else if (!(pos->valid && pos->cursor[0] && !s->from_start)) {
+		/* no entry at all for -k (this boot's kernel messages): the
+		 * kernel always logs at boot, so journald is not collecting
+		 * the kernel log (ReadKMsg=no, a container) and nothing
+		 * would ever be seen.  After a cursor, nothing new is normal. */
+		*err = xstrdup("journalctl -k: no kernel messages in this boot's journal: journald is "
+			       "not collecting the kernel log (ReadKMsg=no, a container?); use --kmsg "
+			       "or --log-file");
+		cmd_result_free(&res);
+		return -1;
 	}
 	if (judge) {
 		struct kmsg_ctx ctx = KMSG_CTX_INIT;

@@ -52,6 +52,25 @@ void hstate_unlock(int fd)
 		close(fd);	/* drops the flock */
 }
 
+static json_t *checked(json_t *s, const json_error_t *je, const char *path, char **err)
+{
+	if (!json_is_object(s) || !json_is_object(json_object_get(s, "sources"))) {
+		/* a broken state file costs the position, not the agent */
+		*err = xasprintf("%s: unreadable state (%s), starting afresh", path,
+				 s ? "wrong shape" : je->text);
+		json_decref(s);
+		return json_pack("{s:i,s:{}}", "version", 1, "sources");
+	}
+	return s;
+}
+
+json_t *hstate_parse(const char *buf, size_t len, const char *name, char **err)
+{
+	json_error_t je;
+	*err = NULL;
+	return checked(json_loadb(buf, len, 0, &je), &je, name, err);
+}
+
 json_t *hstate_load(const char *path, char **err)
 {
 	json_error_t je;
@@ -61,14 +80,7 @@ json_t *hstate_load(const char *path, char **err)
 	if (access(path, F_OK) < 0)
 		return json_pack("{s:i,s:{}}", "version", 1, "sources");
 	s = json_load_file(path, 0, &je);
-	if (!json_is_object(s) || !json_is_object(json_object_get(s, "sources"))) {
-		/* a broken state file costs the position, not the agent */
-		*err = xasprintf("%s: unreadable state (%s), starting afresh", path,
-				 s ? "wrong shape" : je.text);
-		json_decref(s);
-		return json_pack("{s:i,s:{}}", "version", 1, "sources");
-	}
-	return s;
+	return checked(s, &je, path, err);
 }
 
 int hstate_save(const char *path, json_t *s, char **err)
@@ -112,6 +124,7 @@ void hstate_get_pos(json_t *e, struct hsrc_pos *p)
 	p->offset = (unsigned long long)json_integer_value(json_object_get(pos, "offset"));
 	if (json_is_integer(json_object_get(pos, "seq")))
 		p->seq = json_integer_value(json_object_get(pos, "seq"));
+	p->vanished = json_is_true(json_object_get(pos, "vanished"));
 	if ((c = json_string_value(json_object_get(pos, "cursor"))))
 		snprintf(p->cursor, sizeof(p->cursor), "%s", c);
 }
@@ -126,5 +139,7 @@ void hstate_set_pos(json_t *e, const struct hsrc_pos *p)
 		json_object_set_new(pos, "seq", json_integer(p->seq));
 	if (p->cursor[0])
 		json_object_set_new(pos, "cursor", json_string(p->cursor));
+	if (p->vanished)
+		json_object_set_new(pos, "vanished", json_true());
 	json_object_set_new(e, "position", pos);
 }

@@ -7,8 +7,10 @@
 #include "inject.h"
 #include "method.h"
 #include "sched.h"
+#include "replay.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
@@ -19,11 +21,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 static volatile sig_atomic_t g_stop;
@@ -50,9 +52,7 @@ int inject_stopped(void)
 
 double wall_now(void)
 {
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+	return inj_wall();
 }
 
 static void usage(FILE *out)
@@ -86,7 +86,7 @@ static void usage(FILE *out)
 	      "      --poll-ms MS       poll interval (default 100)\n"
 	      "      --detect-cmd CMD   also count as detected when `sh -c CMD` exits 0 (a provider signal)\n"
 	      "      --timeout S        wait this long for detection and isolation (default 300)\n"
-	      "      --expect-detect S  detection expectation (default 120)\n"
+	      "      --expect-detect S  detection expectation (default: data/thresholds.json, 120)\n"
 	      "      --platform P       hgx (default: back in service within 1 h) or nvl72 (detection\n"
 	      "                         plus isolation is enough)\n"
 	      "      --wait-return S    after isolation, wait this long for the return (default: 3600\n"
@@ -98,7 +98,8 @@ static void usage(FILE *out)
 	      "\n"
 	      "Exit status: 0 verdict PASS/WARN (or dry run); 2 verdict FAIL; 64 usage or refused\n"
 	      "(not your node, no --yes without a terminal, node already out of service);\n"
-	      "66 method not available here; 71 injection failed or scheduler unreadable;\n"
+	      "65 a broken limit in data/thresholds.json; 66 method not available here; 71 injection\n"
+	      "failed or scheduler unreadable;\n"
 	      "130 interrupted or declined.\n",
 	      out);
 }
@@ -164,7 +165,7 @@ static int parse(int argc, char **argv, struct iopts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->timeout_s = 300;
-	o->expect_s = 120;
+	o->expect_s = -1;	/* from data/thresholds.json unless given */
 	o->wait_return_s = -1;
 	o->poll_ms = 100;
 	o->platform = "hgx";
@@ -268,8 +269,6 @@ static int parse(int argc, char **argv, struct iopts *o)
 			return uerr("--gpu wants a numeric id with this method, not '%s'", o->gpu);
 		o->io.gpu_id = (int)id;
 	}
-	if (o->wait_return_s < 0)
-		o->wait_return_s = !strcmp(o->platform, "nvl72") ? 0 : 3600;
 	return 0;
 }
 
@@ -353,7 +352,7 @@ static int run_detect_cmd(const char *cmd)
 	const char *argv[] = { "sh", "-c", cmd, NULL };
 	struct run_opts ro = { .timeout_ms = 10000 };
 	struct cmd_result r;
-	runner_run(argv, &ro, &r);
+	inj_run(argv, &ro, &r);
 	int ok = cmd_ok(&r);
 	cmd_result_free(&r);
 	return ok;
@@ -365,15 +364,15 @@ struct expectation {
 	char *catalog_note;
 };
 
-static void expect_for(const struct iopts *o, const struct inj_plan *p, const struct xid_catalog *cat,
-		       struct expectation *e)
+static void expect_for(const struct iopts *o, const struct inj_limits *lim, const struct inj_plan *p,
+		       const struct xid_catalog *cat, struct expectation *e)
 {
 	memset(e, 0, sizeof *e);
 	e->x.code = o->io.code;
 	e->x.sxid = o->io.sxid;
 	e->x.detect_s = o->expect_s;
 	e->x.platform = o->platform;
-	e->x.return_s = !strcmp(o->platform, "nvl72") ? 0 : 3600;
+	e->x.return_s = !strcmp(o->platform, "nvl72") ? 0 : lround(lim->return_hgx_s);
 	e->x.timeout_s = o->timeout_s;
 	e->x.wait_return_s = o->wait_return_s;
 	if (o->io.method == IM_AMD_RAS) {
@@ -418,9 +417,12 @@ static void print_fault(const struct iopts *o, const struct inj_plan *p, const s
 	fprintf(f, "  target:   %s\n", p->target ? p->target : "?");
 	if (p->line)
 		fprintf(f, "  line:     %s\n", p->line);
-	fprintf(f, "  expected: %s; detection within %ld s; %s\n",
-		e->x.isolation ? "isolation" : "no isolation", e->x.detect_s,
-		e->x.return_s ? "back in service within 1 h (hgx)" : "return not required (nvl72)");
+	if (e->x.return_s)
+		fprintf(f, "  expected: %s; detection within %ld s; back in service within %ld s (hgx)\n",
+			e->x.isolation ? "isolation" : "no isolation", e->x.detect_s, e->x.return_s);
+	else
+		fprintf(f, "  expected: %s; detection within %ld s; return not required (nvl72)\n",
+			e->x.isolation ? "isolation" : "no isolation", e->x.detect_s);
 	fprintf(f, "            (%s %s%s%s)\n", e->x.isolation ? "the fault asks for" : "the fault asks only for",
 		e->action, e->catalog_note ? ": " : "", e->catalog_note ? e->catalog_note : "");
 }
@@ -435,6 +437,28 @@ int cmd_inject(int argc, char **argv)
 		fprintf(stderr, "cmax inject: --sysroot %s: not a directory\n", o.sysroot);
 		return EXIT_NOINPUT;
 	}
+	struct inj_limits lim;
+	if ((rc = inj_limits_load("cmax inject", &lim)) != 0)
+		return rc;
+	{
+		/* the catalog's schema first (core/policyfile.h); a missing one is a warning below */
+		char *verr = NULL, *vpath = datafile_path("xid-catalog.json");
+		rc = policy_check_if_present(vpath, "xid-catalog", POLICY_JSON, &verr);
+		free(vpath);
+		if (rc && rc != EXIT_NOINPUT) {
+			fprintf(stderr, "cmax inject: %s\n", verr);
+			free(verr);
+			return rc;
+		}
+		free(verr);
+		rc = 0;
+	}
+	if (o.expect_s < 0)
+		o.expect_s = lround(lim.detect_s);
+	if (o.wait_return_s < 0)
+		o.wait_return_s = !strcmp(o.platform, "nvl72") ? 0 : lround(lim.return_hgx_s);
+	if ((rc = replay_init("cmax inject")) != 0)
+		return rc;
 	struct sched s = { .k8s = o.k8s, .node = o.io.node, .kubeconfig = o.kubeconfig, .use_sinfo = o.use_sinfo,
 			   .timeout_ms = 10000, .probe_image = o.probe_image };
 	int local = sched_is_local(&s);
@@ -458,7 +482,7 @@ int cmd_inject(int argc, char **argv)
 	struct inj_plan plan;
 	inj_plan_build(&o.io, &s, local, &plan);
 	struct expectation e;
-	expect_for(&o, &plan, cat, &e);
+	expect_for(&o, &lim, &plan, cat, &e);
 	char *why = NULL;
 	int owned = inject_owns_node(o.io.node, o.own, o.k8s, &why);
 	int exit_code = EXIT_OK;
@@ -469,6 +493,8 @@ int cmd_inject(int argc, char **argv)
 	json_object_set_new(doc, "scheduler", json_string(o.k8s ? "k8s" : "slurm"));
 	json_object_set_new(doc, "method", json_string(inj_method_name(o.io.method)));
 	json_object_set_new(doc, "platform", json_string(o.platform));
+	if (replay_active())
+		json_object_set_new(doc, "test_replay", replay_json());
 	json_object_set_new(doc, "fault", fault_json(&o, &e));
 	json_object_set_new(doc, "line", plan.line ? json_string(plan.line) : json_null());
 	json_object_set_new(doc, "target", json_string(plan.target ? plan.target : ""));
@@ -566,7 +592,7 @@ int cmd_inject(int argc, char **argv)
 	tl_init(&t, &base);
 	json_t *evidence = json_array();
 	char *ierr = NULL;
-	long m0 = mono_ms();
+	long m0 = inj_clock_ms();
 	double w0 = wall_now();
 	if (inj_plan_run(&plan, evidence, &ierr) < 0) {
 		fprintf(stderr, "cmax inject: injection failed: %s\n", ierr);
@@ -602,7 +628,7 @@ int cmd_inject(int argc, char **argv)
 			interrupted = 1;
 			break;
 		}
-		long now = mono_ms() - m0;
+		long now = inj_clock_ms() - m0;
 		struct node_view v;
 		char *perr = NULL;
 		if (sched_poll(&s, &v, &perr) == 0) {
@@ -616,10 +642,10 @@ int cmd_inject(int argc, char **argv)
 		if (t.t_ms[TL_RETURNED] >= 0 && t.t_ms[TL_USABLE] < 0 && now >= next_probe) {
 			char *d = NULL;
 			if (sched_probe(&s, &d))
-				tl_mark(&t, TL_USABLE, mono_ms() - m0, wall_now(), d);
+				tl_mark(&t, TL_USABLE, inj_clock_ms() - m0, wall_now(), d);
 			free(probe_detail);
 			probe_detail = d;
-			next_probe = mono_ms() - m0 + 1000;
+			next_probe = inj_clock_ms() - m0 + 1000;
 		}
 		if (t.t_ms[TL_USABLE] >= 0)
 			break;
@@ -631,7 +657,7 @@ int cmd_inject(int argc, char **argv)
 			}
 			next_repeat += plan.repeat_ms;
 		}
-		now = mono_ms() - m0;
+		now = inj_clock_ms() - m0;
 		long drn = t.t_ms[TL_DRAINED];
 		if (drn < 0 && t.t_ms[TL_RETURNED] < 0 && now >= timeout_ms)
 			break;
@@ -639,11 +665,11 @@ int cmd_inject(int argc, char **argv)
 			break;
 		if (drn < 0 && t.t_ms[TL_RETURNED] >= 0 && now - t.t_ms[TL_RETURNED] >= (wait_ms ? wait_ms : 30000))
 			break;
-		long sl = o.poll_ms - ((mono_ms() - m0) - now);
+		long sl = o.poll_ms - ((inj_clock_ms() - m0) - now);
 		if (sl > 0)
-			usleep((useconds_t)sl * 1000);
+			inj_sleep_ms(sl);
 	}
-	long end = mono_ms() - m0;
+	long end = inj_clock_ms() - m0;
 	if (end > t.end_ms)
 		t.end_ms = end;
 	if (t.t_ms[TL_RETURNED] >= 0 && t.t_ms[TL_USABLE] < 0 && probe_detail)
@@ -695,5 +721,6 @@ out:
 	inj_plan_free(&plan);
 	xid_catalog_free(cat);
 	free(gpu_found);
+	replay_done();
 	return exit_code;
 }

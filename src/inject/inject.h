@@ -29,6 +29,18 @@ int inject_owns_node(const char *node, int own_flag, int k8s, char **why);
 /* --yes, or a terminal answer: 1 go, 0 declined, -1 no terminal. */
 int inject_confirm(int yes, const char *question);
 
+/* ---- limits.c: data/thresholds.json "reliability" ---- */
+
+struct inj_limits {
+	double detect_s;	/* inject: detected within (the method: about 2 minutes) */
+	double return_hgx_s;	/* inject --platform hgx: running work again within (1 hour) */
+	double reboot_warn_s;	/* reboot-test: back and running work; WARN above */
+	double reboot_fail_s;	/* FAIL above */
+};
+/* 0, or an exit code (66 no file, 65 a limit missing or malformed) after
+ * one line on stderr that names the file and the JSON pointer. */
+int inj_limits_load(const char *prog, struct inj_limits *l);
+
 /* ---- xidline.c: synthetic driver log lines ---- */
 
 /* The exact NVIDIA driver text for an Xid on a GPU ("0000:5a:00", any PCI

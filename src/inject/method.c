@@ -12,6 +12,7 @@
  *            the driver's back, which makes a real Xid 79
  *   amd-ras  an uncorrectable UMC error through amdgpu's debugfs ras_ctrl */
 #include "method.h"
+#include "replay.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
@@ -404,12 +405,12 @@ int inj_plan_run(const struct inj_plan *p, json_t *evidence, char **err)
 			}
 			break;
 		case STEP_SLEEP:
-			usleep((useconds_t)s->sleep_ms * 1000);
+			inj_sleep_ms(s->sleep_ms);
 			break;
 		case STEP_CMD: {
 			struct run_opts ro = { .timeout_ms = 30000 };
 			struct cmd_result r;
-			runner_run((const char *const *)s->argv.v, &ro, &r);
+			inj_run((const char *const *)s->argv.v, &ro, &r);
 			if (evidence)
 				json_array_append_new(evidence, cmd_evidence(&r, 512));
 			if (!cmd_ok(&r)) {

@@ -13,6 +13,7 @@
  * it undoes what it started: scontrol cancel_reboot, kubectl uncordon. */
 #include "inject.h"
 #include "sched.h"
+#include "replay.h"
 #include "core/exitcodes.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
@@ -42,12 +43,14 @@ static void usage(FILE *out)
 	      "      --dry-run          print the exact commands, change nothing\n"
 	      "  -y, --yes              run without asking (needed without a terminal)\n"
 	      "      --i-own-this-node  allow a node outside your Slurm allocation; required with --k8s\n"
-	      "      --timeout S        give up after S seconds (default 1800)\n"
+	      "      --timeout S        give up after S seconds (default 1800); the time until work runs\n"
+	      "                         again is graded against data/thresholds.json reliability.reboot_back_s\n"
 	      "      --poll-ms MS       poll interval (default 1000)\n"
 	      "      --json             the timeline and verdict as JSON (schema cmax.reboot-test/1)\n"
 	      "  -h, --help             this help\n"
 	      "\n"
-	      "Exit status: 0 PASS; 2 FAIL (no new boot ID, not back in time); 64 usage or refused;\n"
+	      "Exit status: 0 PASS or WARN; 2 FAIL (no new boot ID, not back in time, back later than the\n"
+	      "limit); 64 usage or refused; 65 a broken limit in data/thresholds.json;\n"
 	      "71 a command failed; 130 interrupted (after clean-up) or declined.\n",
 	      out);
 }
@@ -209,7 +212,7 @@ static void mark(struct rrun *r, const char *name, const char *detail)
 		return;
 	struct rev *e = &r->ev[r->nev++];
 	e->name = name;
-	e->t_ms = mono_ms() - r->m0;
+	e->t_ms = inj_clock_ms() - r->m0;
 	e->wall = wall_now();
 	e->detail = xstrdup(detail ? detail : "");
 }
@@ -229,7 +232,7 @@ static int run_step(struct rrun *r, enum rstep k, int timeout_ms, char **out, ch
 	step_argv(r->o, r->s, k, &a);
 	struct run_opts ro = { .timeout_ms = timeout_ms };
 	struct cmd_result res;
-	runner_run((const char *const *)a.v, &ro, &res);
+	inj_run((const char *const *)a.v, &ro, &res);
 	json_array_append_new(r->commands, cmd_evidence(&res, 256));
 	int ok = cmd_ok(&res);
 	if (out)
@@ -244,7 +247,7 @@ static int run_step(struct rrun *r, enum rstep k, int timeout_ms, char **out, ch
 /* The boot id where work runs; bounded by what is left of --timeout. */
 static char *read_boot_id(struct rrun *r, char **err)
 {
-	long left = r->o->timeout_s * 1000 - (mono_ms() - r->m0);
+	long left = r->o->timeout_s * 1000 - (inj_clock_ms() - r->m0);
 	int tmo = left < 1000 ? 1000 : left > 60000 ? 60000 : (int)left;
 	if (r->s->k8s) {
 		struct node_view v;
@@ -342,12 +345,17 @@ int cmd_reboot_test(int argc, char **argv)
 	int rc = parse(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	struct inj_limits lim;
+	if ((rc = inj_limits_load("cmax reboot-test", &lim)) != 0)
+		return rc;
 	struct sched s = { .k8s = o.k8s, .node = o.node, .kubeconfig = o.kubeconfig, .timeout_ms = 10000,
 			   .probe_image = o.probe_image, .debug_image = o.debug_image };
 	char *why = NULL;
 	int owned = inject_owns_node(o.node, o.own, o.k8s, &why);
 	if (o.dry_run) {
 		print_plan(&o, &s, stdout);
+		printf("Graded: back and running work within %.0f s PASS, %.0f s WARN, later FAIL (data/thresholds.json)\n",
+		       lim.reboot_warn_s, lim.reboot_fail_s);
 		printf("Dry run: nothing was changed.\nOwnership: %s%s\n", why, owned ? "" : " (a real run would refuse)");
 		free(why);
 		return EXIT_OK;
@@ -358,11 +366,14 @@ int cmd_reboot_test(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	free(why);
+	if ((rc = replay_init("cmax reboot-test")) != 0)
+		return rc;
 	struct node_view base;
 	char *err = NULL;
 	if (sched_poll(&s, &base, &err) < 0) {
 		fprintf(stderr, "cmax reboot-test: cannot observe %s: %s\n", o.node, err);
 		free(err);
+		replay_done();
 		return EXIT_OSERR;
 	}
 	char d[512];
@@ -370,6 +381,7 @@ int cmd_reboot_test(int argc, char **argv)
 	if (!nv_schedulable(&base, &base)) {
 		fprintf(stderr, "cmax reboot-test: refused: %s is not in service now (%s); the test would clear "
 				"that state when the node returns\n", o.node, d);
+		replay_done();
 		return EXIT_USAGE;
 	}
 	char *q = xasprintf("Reboot %s through %s?", o.node, o.k8s ? "Kubernetes" : "Slurm");
@@ -377,15 +389,17 @@ int cmd_reboot_test(int argc, char **argv)
 	free(q);
 	if (ok < 0) {
 		fprintf(stderr, "cmax reboot-test: refused: no terminal to confirm on; pass --yes\n");
+		replay_done();
 		return EXIT_USAGE;
 	}
 	if (!ok) {
 		fprintf(stderr, "cmax reboot-test: not run (answer was no)\n");
+		replay_done();
 		return EXIT_DECLINED;
 	}
 
 	inject_trap_signals();
-	struct rrun r = { .o = &o, .s = &s, .m0 = mono_ms(), .commands = json_array() };
+	struct rrun r = { .o = &o, .s = &s, .m0 = inj_clock_ms(), .commands = json_array() };
 	int exit_code = EXIT_OK, interrupted = 0, issued = 0, cordoned = 0;
 	char *before = NULL, *after = NULL, *fail = NULL, *cleanup = NULL;
 	long timeout_ms = o.timeout_s * 1000;
@@ -438,7 +452,7 @@ int cmd_reboot_test(int argc, char **argv)
 			interrupted = 1;
 			break;
 		}
-		long now = mono_ms() - r.m0;
+		long now = inj_clock_ms() - r.m0;
 		if (now >= timeout_ms)
 			break;
 		struct node_view v;
@@ -467,7 +481,7 @@ int cmd_reboot_test(int argc, char **argv)
 		} else {
 			free(perr);
 		}
-		usleep((useconds_t)o.poll_ms * 1000);
+		inj_sleep_ms(o.poll_ms);
 	}
 	if (interrupted || at(&r, "back") < 0)
 		goto report;
@@ -481,7 +495,7 @@ int cmd_reboot_test(int argc, char **argv)
 		}
 	}
 	/* the proof: a new boot id, read where work runs */
-	while (!inject_stopped() && mono_ms() - r.m0 < timeout_ms) {
+	while (!inject_stopped() && inj_clock_ms() - r.m0 < timeout_ms) {
 		free(err);
 		err = NULL;
 		after = read_boot_id(&r, &err);
@@ -489,7 +503,7 @@ int cmd_reboot_test(int argc, char **argv)
 			break;
 		free(after);
 		after = NULL;
-		usleep(2000 * 1000);
+		inj_sleep_ms(2000);
 	}
 	if (inject_stopped())
 		interrupted = 1;
@@ -528,7 +542,7 @@ report:;
 		cleanup = xasprintf("%s stays cordoned: the reboot was issued; kubectl uncordon %s once it is back", o.node,
 				    o.node);
 	}
-	long end = mono_ms() - r.m0;
+	long end = inj_clock_ms() - r.m0;
 
 	struct result *rows[2];
 	rows[0] = row("reboot.boot_id", "A new boot ID after the reboot", o.node);
@@ -548,12 +562,28 @@ report:;
 		r_fail(rows[0], "%s", fail ? fail : "the node was not back with a readable boot ID in time");
 	}
 	rows[1] = row("reboot.return", "Back in service and running work", o.node);
-	r_expectedf(rows[1], "back and running work within %ld s (seen in the field: 2 to 19 min)", o.timeout_s);
+	r_expectedf(rows[1], "back and running work within %.0f s (WARN up to %.0f s, FAIL later; the method saw about "
+			     "2 min on good clusters and nearly 19 min on bad ones)", lim.reboot_warn_s, lim.reboot_fail_s);
 	long use = at(&r, "usable"), back = at(&r, "back");
 	if (use >= 0) {
-		r_observedf(rows[1], "%.1f s", (double)use / 1000.0);
-		r_pass(rows[1], "back in service after %.1f s, running work after %.1f s", (double)back / 1000.0,
-		       (double)use / 1000.0);
+		double us = (double)use / 1000.0;
+		char ud[32];
+		if (use >= 600000)
+			snprintf(ud, sizeof ud, "%ld min %02ld s", use / 60000, use % 60000 / 1000);
+		else
+			snprintf(ud, sizeof ud, "%.1f s", us);
+		r_observedf(rows[1], "%.1f s", us);
+		if (us > lim.reboot_fail_s)
+			r_fail(rows[1], "running work only %s after the reboot (back in service after %.1f s), later than %.0f s",
+			       ud, (double)back / 1000.0, lim.reboot_fail_s);
+		else if (us > lim.reboot_warn_s)
+			r_warn(rows[1], "running work %s after the reboot (back in service after %.1f s), later than %.0f s",
+			       ud, (double)back / 1000.0, lim.reboot_warn_s);
+		else
+			r_pass(rows[1], "back in service after %.1f s, running work after %s", (double)back / 1000.0, ud);
+		if (us > lim.reboot_warn_s)
+			r_remedy(rows[1], "find where the time goes (POST and firmware, slow GPU driver load, the node's "
+					  "health checks before it rejoins) from the events' offsets");
 	} else if (interrupted) {
 		r_skip(rows[1], "interrupted after %.1f s%s%s", (double)end / 1000.0, cleanup ? "; " : "",
 		       cleanup ? cleanup : "");
@@ -566,6 +596,8 @@ report:;
 	for (int i = 0; i < 2; i++)
 		if (rows[i]->status == ST_FAIL || rows[i]->status == ST_ERROR)
 			st = ST_FAIL;
+		else if (rows[i]->status == ST_WARN && st != ST_FAIL)
+			st = ST_WARN;
 		else if (rows[i]->status == ST_SKIP && st == ST_PASS)
 			st = ST_SKIP;
 
@@ -574,6 +606,8 @@ report:;
 	json_object_set_new(doc, "tool_version", json_string(CMAX_VERSION));
 	json_object_set_new(doc, "node", json_string(o.node));
 	json_object_set_new(doc, "scheduler", json_string(o.k8s ? "k8s" : "slurm"));
+	if (replay_active())
+		json_object_set_new(doc, "test_replay", replay_json());
 	json_object_set_new(doc, "boot_id_before", before ? json_string(before) : json_null());
 	json_object_set_new(doc, "boot_id_after", after ? json_string(after) : json_null());
 	json_t *evs = json_array();
@@ -624,5 +658,6 @@ report:;
 	free(fail);
 	free(cleanup);
 	free(err);
+	replay_done();
 	return exit_code;
 }

@@ -3,6 +3,7 @@
  * pod running nvidia-smi), and wrap a command so that it runs on the node
  * (srun -w, kubectl debug node/).  Everything goes through the runner. */
 #include "sched.h"
+#include "replay.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 
@@ -76,7 +77,7 @@ int sched_poll(const struct sched *s, struct node_view *v, char **err)
 	sched_poll_argv(s, &a);
 	struct run_opts ro = { .timeout_ms = s->timeout_ms > 0 ? s->timeout_ms : 10000 };
 	struct cmd_result r;
-	runner_run((const char *const *)a.v, &ro, &r);
+	inj_run((const char *const *)a.v, &ro, &r);
 	int rc = 0;
 	if (cmd_ok(&r)) {
 		rc = s->k8s ? nv_parse_k8s(r.out, r.out_len, v)
@@ -150,7 +151,7 @@ void sched_on_node(const struct sched *s, int local, const char *const *cmd, str
 static int run_argv(struct argv_list *a, int timeout_ms, struct cmd_result *r)
 {
 	struct run_opts ro = { .timeout_ms = timeout_ms };
-	runner_run((const char *const *)a->v, &ro, r);
+	inj_run((const char *const *)a->v, &ro, r);
 	return cmd_ok(r);
 }
 
@@ -198,7 +199,7 @@ static int k8s_pod_probe(const struct sched *s, char **detail)
 		}
 		if (!strcmp(phase, "Failed"))
 			break;
-		usleep(1000 * 1000);
+		inj_sleep_ms(1000);
 	}
 	*detail = xasprintf("pod %s running nvidia-smi on %s: %s", name, s->node, phase[0] ? phase : "no phase");
 	sched_kubectl(&a, s->kubeconfig);

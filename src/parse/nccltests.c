@@ -41,8 +41,10 @@ void nccl_result_free(struct nccl_result *r)
 	for (int i = 0; i < r->nhosts; i++)
 		free(r->hosts[i]);
 	free(r->hosts);
+	free(r->host_ranks);
 	free(r->rows);
 	free(r->error);
+	free(r->gpu_name);
 	memset(r, 0, sizeof *r);
 }
 
@@ -52,19 +54,64 @@ static void init(struct nccl_result *r)
 	r->avg_busbw = NAN;
 	r->oob = -1;
 	r->wrong_total = -1;
+	r->min_bytes = r->max_bytes = r->step_factor = r->step_bytes = NAN;
+	r->warmup_iters = -1;
 }
 
-static void add_host(struct nccl_result *r, const char *h, size_t n)
+/* Count `ranks` more ranks on host h; returns its index in hosts[], -1
+ * when the name is unusable or the table is full. */
+static int add_host(struct nccl_result *r, const char *h, size_t n, int ranks)
 {
 	if (!n || n > 255)
-		return;
+		return -1;
 	for (int i = 0; i < r->nhosts; i++)
-		if (strlen(r->hosts[i]) == n && !strncmp(r->hosts[i], h, n))
-			return;
+		if (strlen(r->hosts[i]) == n && !strncmp(r->hosts[i], h, n)) {
+			if (r->host_ranks[i] <= 1000000 - ranks)
+				r->host_ranks[i] += ranks;
+			return i;
+		}
 	if (r->nhosts >= MAXHOSTS)
-		return;
+		return -1;
 	r->hosts = xrealloc(r->hosts, (size_t)(r->nhosts + 1) * sizeof *r->hosts);
+	r->host_ranks = xrealloc(r->host_ranks, (size_t)(r->nhosts + 1) * sizeof *r->host_ranks);
+	r->host_ranks[r->nhosts] = ranks;
 	r->hosts[r->nhosts++] = str_sanitize(h, n);
+	return r->nhosts - 1;
+}
+
+/* "[0000:18:00]" (2.19+: domain, bus, device) or "[0x18]" (bus only) */
+static void parse_busid(const char *p, const char *e, int *domain, int *bus)
+{
+	char buf[32];
+	size_t n = (size_t)(e - p) < sizeof buf - 1 ? (size_t)(e - p) : sizeof buf - 1;
+	memcpy(buf, p, n);
+	buf[n] = 0;
+	unsigned d, b, dev;
+	*domain = *bus = -1;
+	if (sscanf(buf, "%x:%x:%x", &d, &b, &dev) == 3 && d <= 0xffff && b <= 0xff) {
+		*domain = (int)d;
+		*bus = (int)b;
+	} else if (sscanf(buf, "0x%x", &b) == 1 && b <= 0xff) {
+		*bus = (int)b;
+	}
+}
+
+/* A device's name and bus, counted on host index hi (the first host's
+ * buses are kept in rank order, to find the GPUs in this host's sysfs). */
+static void add_device(struct nccl_result *r, int hi, const char *busid, size_t bl, const char *name, size_t nl)
+{
+	while (nl && isspace((unsigned char)name[nl - 1]))
+		nl--;
+	if (nl) {
+		if (!r->gpu_name)
+			r->gpu_name = str_sanitize(name, nl > 120 ? 120 : nl);
+		else if (strlen(r->gpu_name) != (nl > 120 ? 120 : nl) || strncmp(r->gpu_name, name, strlen(r->gpu_name)))
+			r->gpu_names_mixed = 1;
+	}
+	if (hi == 0 && busid && r->nbus < 64) {
+		parse_busid(busid, busid + bl, &r->bus_domain[r->nbus], &r->bus[r->nbus]);
+		r->nbus++;
+	}
 }
 
 static void set_error(struct nccl_result *r, const char *s, size_t n)
@@ -366,10 +413,46 @@ static void comment_line(struct nccl_result *r, const char *s, const char *e, st
 		free(w);
 		r->avg_failed = after(p, e, "FAILED") != NULL;
 		r->concluded = 1;
+	} else if ((p = after(s, e, "nThread")) && after(s, e, "minBytes")) {
+		/* "# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) ..." */
+		r->started = 1;
+		const char *q;
+		double v;
+		char *w;
+		if ((q = after(s, e, "minBytes")) && (w = word_at(q, e))) {
+			if (num(w, &v) && v >= 0)
+				r->min_bytes = v;
+			free(w);
+		}
+		if ((q = after(s, e, "maxBytes")) && (w = word_at(q, e))) {
+			if (num(w, &v) && v >= 0)
+				r->max_bytes = v;
+			free(w);
+		}
+		if ((q = after(s, e, "warmup iters:")) && (w = word_at(q, e))) {
+			if (all_digits(w) && strlen(w) < 9)
+				r->warmup_iters = atoi(w);
+			free(w);
+		}
+		if ((q = after(s, e, "step:"))) {
+			char *end;
+			while (q < e && *q == ' ')
+				q++;
+			v = strtod(q, &end);
+			if (end > q && end < e && v > 0 && !isinf(v)) {
+				if (after(end, e, "(factor)") == end + 8)
+					r->step_factor = v;
+				else if (after(end, e, "(bytes)") == end + 7)
+					r->step_bytes = v;
+			}
+		}
+	} else if (after(s, e, "Using devices")) {
+		r->started = 1;
 	} else if ((p = after(s, e, "Rank")) && after(s, e, " on ")) {
 		char *w = word_at(p, e);
 		if (w && all_digits(w) && strlen(w) < 8) {
 			int rank = atoi(w);
+			r->started = 1;
 			if (rank + 1 > r->nranks)
 				r->nranks = rank + 1;
 			const char *h = after(s, e, " on ");
@@ -378,7 +461,14 @@ static void comment_line(struct nccl_result *r, const char *s, const char *e, st
 			const char *he = h;
 			while (he < e && !isspace((unsigned char)*he))
 				he++;
-			add_host(r, h, (size_t)(he - h));
+			int hi = add_host(r, h, (size_t)(he - h), 1);
+			const char *lb = memchr(he, '[', (size_t)(e - he)), *rb = lb ? memchr(lb, ']', (size_t)(e - lb)) : NULL;
+			if (hi >= 0 && rb) {
+				const char *nm = rb + 1;
+				while (nm < e && *nm == ' ')
+					nm++;
+				add_device(r, hi, lb + 1, (size_t)(rb - lb - 1), nm, (size_t)(e - nm));
+			}
 		}
 		free(w);
 	} else {
@@ -387,18 +477,22 @@ static void comment_line(struct nccl_result *r, const char *s, const char *e, st
 		if (n >= 5 && header_layout(tok, n, &nl)) {
 			*L = nl;
 			*have_hdr = 1;
+			r->started = r->table_started = 1;
 		}
 	}
 }
 
 /* A sweep restarts when the size stops growing or the type, op or root
- * changes: -N run cycles, -d all, -o all, a rooted collective's -r -1. */
+ * changes: -N run cycles, -d all, -o all, a rooted collective's -r -1. The
+ * printed size is the buffer after alignment (count/nranks rounded down to
+ * 16 bytes), so the first sizes of a large job all print as 0: a run of
+ * zeros is one sweep. */
 static void mark_sweeps(struct nccl_result *r)
 {
 	int sw = -1;
 	for (size_t i = 0; i < r->nrows; i++) {
 		struct nccl_row *w = &r->rows[i], *pv = i ? &r->rows[i - 1] : NULL;
-		if (!pv || !(w->size > pv->size) || strcmp(w->type, pv->type) || strcmp(w->redop, pv->redop) ||
+		if (!pv || !(w->size > pv->size || (w->size == 0 && pv->size == 0)) || strcmp(w->type, pv->type) || strcmp(w->redop, pv->redop) ||
 		    w->root != pv->root)
 			sw++;
 		w->sweep = sw;
@@ -433,6 +527,7 @@ int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **
 			double v;
 			if (n >= 5 && all_digits(tok[0]) && num(tok[1], &v) && !num(tok[2], &v)) {
 				data_row(r, have_hdr ? &L : NULL, tok, n);
+				r->started = 1;
 			} else if (after(b, e, " NCCL WARN ") || after(b, e, " NCCL INFO ")) {
 				/* NCCL_DEBUG logging, not the test's verdict (a healthy run can
 				 * WARN "Failed to open libibverbs"); the exit status grades */
@@ -443,7 +538,7 @@ int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **
 		}
 		s = e < end ? e + 1 : end;
 	}
-	if (!r->nrows && isnan(r->avg_busbw) && !r->failed) {
+	if (!r->nrows && isnan(r->avg_busbw) && !r->failed && !r->started) {
 		nccl_result_free(r);
 		init(r);
 		*err = xstrdup("no nccl-tests table in the output");
@@ -508,11 +603,67 @@ static int jint(const json_t *v, long max)
 		       ? (int)json_integer_value(v) : 0;
 }
 
+/* An unterminated file (nccl-tests killed at a timeout, or dead before
+ * 2.18.4 closed its file): cut after the last complete object or array and
+ * close what was open then. NULL when nothing complete was written. */
+static char *close_truncated(const char *t, size_t len, size_t *outlen)
+{
+	char stack[256], saved[256];
+	int depth = 0, savedn = -1, in_str = 0, esc = 0;
+	size_t cut = 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = t[i];
+		if (in_str) {
+			if (esc)
+				esc = 0;
+			else if (c == '\\')
+				esc = 1;
+			else if (c == '"')
+				in_str = 0;
+			continue;
+		}
+		if (c == '"') {
+			in_str = 1;
+		} else if (c == '{' || c == '[') {
+			if (depth >= (int)sizeof stack)
+				return NULL;
+			stack[depth++] = c;
+		} else if (c == '}' || c == ']') {
+			if (!depth || stack[depth - 1] != (c == '}' ? '{' : '['))
+				return NULL;
+			depth--;
+			if (!depth)
+				return NULL; /* complete after all: not a truncation */
+			cut = i + 1;
+			memcpy(saved, stack, (size_t)depth);
+			savedn = depth;
+		}
+	}
+	if (savedn <= 0)
+		return NULL;
+	char *o = xmalloc(cut + (size_t)savedn + 1);
+	memcpy(o, t, cut);
+	for (int k = savedn - 1, j = 0; k >= 0; k--, j++)
+		o[cut + (size_t)j] = saved[k] == '{' ? '}' : ']';
+	*outlen = cut + (size_t)savedn;
+	o[*outlen] = 0;
+	return o;
+}
+
 int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **err)
 {
 	init(r);
 	json_error_t je;
 	json_t *root = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je) : NULL;
+	if (!root && text) {
+		size_t cl = 0;
+		char *closed = close_truncated(text, len, &cl);
+		json_error_t je2;
+		root = closed ? json_loadb(closed, cl, JSON_REJECT_DUPLICATES, &je2) : NULL;
+		free(closed);
+		if (root)
+			r->truncated = 1;
+	}
 	if (!json_is_object(root)) {
 		/* before 2.18.4 an early error left the file unterminated */
 		*err = root ? xstrdup("nccl-tests JSON: top level is not an object")
@@ -522,7 +673,8 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 	}
 	r->from_json = 1;
 	json_t *results = json_object_get(root, "results");
-	if (!json_is_array(results)) {
+	if (!json_is_array(results) && !(r->truncated && !results)) {
+		/* (a file cut before its results[] still shows the run started) */
 		json_decref(root);
 		*err = xstrdup("nccl-tests JSON: no results[] array");
 		return -1;
@@ -548,17 +700,36 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 	json_t *e;
 	const json_t *cfg = json_object_get(root, "config");
 	json_t *devs = json_object_get(cfg, "devices");
+	if (json_is_object(cfg)) {
+		r->started = 1;
+		double v = jnum(json_object_get(cfg, "minimum_bytes"));
+		r->min_bytes = v >= 0 ? v : NAN;
+		v = jnum(json_object_get(cfg, "maximum_bytes"));
+		r->max_bytes = v >= 0 ? v : NAN;
+		v = jnum(json_object_get(cfg, "step_factor"));
+		r->step_factor = v > 0 ? v : NAN;
+		v = jnum(json_object_get(cfg, "step_bytes"));
+		r->step_bytes = v > 0 ? v : NAN;
+		v = jnum(json_object_get(cfg, "warmup_iters"));
+		r->warmup_iters = v >= 0 && v < 1e9 ? (int)v : -1;
+	}
 	if (json_is_array(devs)) {
 		/* one entry per process (its first rank line), so ranks = processes
 		 * x threads (-t) x GPUs (-g); unknown when either count is absent */
 		size_t nd = json_array_size(devs);
 		int nt = jint(json_object_get(cfg, "nthreads"), 4096), ng = jint(json_object_get(cfg, "ngpus"), 4096);
-		if (nd && nt && ng && nd <= 1000000 / ((size_t)nt * ng))
-			r->nranks = (int)nd * nt * ng;
+		int per = nt && ng && nt * ng <= 1000000 ? nt * ng : 0;
+		if (nd && per && nd <= (size_t)(1000000 / per))
+			r->nranks = (int)nd * per;
 		json_array_foreach(devs, i, e) {
 			const char *h = json_string_value(json_object_get(e, "hostname"));
-			if (h)
-				add_host(r, h, strlen(h));
+			int hi = h ? add_host(r, h, strlen(h), per) : -1;
+			const char *hex = json_string_value(json_object_get(e, "device_hex"));
+			const char *nm = json_string_value(json_object_get(e, "device_info"));
+			/* only the process's first device is listed: its bus stands
+			 * for that process's ranks only when it has one GPU */
+			if (hi >= 0)
+				add_device(r, per == 1 ? hi : -1, hex, hex ? strlen(hex) : 0, nm ? nm : "", nm ? strlen(nm) : 0);
 		}
 	}
 	json_array_foreach(results, i, e) {
@@ -607,7 +778,7 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 			set_note(r, m, strlen(m));
 	}
 	json_decref(root);
-	if (!r->nrows && !r->concluded) {
+	if (!r->nrows && !r->concluded && !r->truncated) {
 		/* closed before its first result (2.18.4+): the table on stdout
 		 * has the reason */
 		nccl_result_free(r);
@@ -709,4 +880,55 @@ int nccl_jagged(const struct nccl_result *r, double min_size, double noise, doub
 			best = b;
 	}
 	return dips;
+}
+
+int nccl_ranks_per_host(const struct nccl_result *r, int *uniform)
+{
+	int mx = 0, mn = 0;
+	for (int i = 0; i < r->nhosts; i++) {
+		int k = r->host_ranks ? r->host_ranks[i] : 0;
+		if (k > mx)
+			mx = k;
+		if (!i || k < mn)
+			mn = k;
+	}
+	*uniform = r->nhosts > 0 && mn == mx && mx > 0;
+	return mx;
+}
+
+double nccl_last_size(const struct nccl_result *r)
+{
+	if (!r->nrows)
+		return NAN;
+	int sw = r->rows[r->nrows - 1].sweep;
+	double best = NAN;
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].sweep == sw && (isnan(best) || r->rows[i].size > best))
+			best = r->rows[i].size;
+	return best;
+}
+
+double nccl_pending_size(const struct nccl_result *r)
+{
+	/* the k-th requested size of a sweep, k = rows the last sweep printed */
+	int k = 0;
+	if (r->nrows) {
+		int sw = r->rows[r->nrows - 1].sweep;
+		for (size_t i = 0; i < r->nrows; i++)
+			k += r->rows[i].sweep == sw;
+	}
+	double next = r->min_bytes;
+	for (int i = 0; i < k && !isnan(next); i++) {
+		if (r->step_factor > 1)
+			next *= r->step_factor;
+		else if (r->step_bytes > 0)
+			next += r->step_bytes;
+		else
+			next = NAN;
+		if (next > 1e18)
+			next = NAN;
+	}
+	if (isnan(next) || (!isnan(r->max_bytes) && next > r->max_bytes))
+		return NAN;
+	return next;
 }

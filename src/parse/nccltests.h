@@ -50,10 +50,33 @@ struct nccl_result {
 	char *error;            /* the first error line, sanitised; else NCCL's last error
 				 * ("# error:" / errors[]), which alone is no failure */
 	int from_json;
+	int truncated;          /* JSON: an unterminated file closed at its last complete
+				 * value (a run killed or dead before its footer) */
+	/* Progress, for a run that hung: nccl-tests prints its parameters and
+	 * one line per rank before NCCL is initialised, flushes stdout, then
+	 * prints the column header once the communicators exist. */
+	int started;            /* a parameter, rank or header line, a row, or a -J config */
+	int table_started;      /* the column header was printed (NCCL initialised) */
+	double min_bytes, max_bytes; /* "minBytes N maxBytes N" / config; NAN unknown */
+	double step_factor;     /* "step: 2(factor)"; NAN when stepping by bytes or unknown */
+	double step_bytes;      /* "step: 1048576(bytes)"; NAN otherwise */
+	int warmup_iters;       /* "warmup iters: N"; -1 unknown. From 2.16.8 nccl-tests
+				 * warms up every size before it prints the first row */
+	/* Geometry from the rank lines ("#  Rank 3 Group 0 Pid 41003 on gpu-a01
+	 * device 3 [0000:5d:00] NVIDIA H100 80GB HBM3") or config.devices[] */
+	int *host_ranks;        /* ranks per entry of hosts[] */
+	char *gpu_name;         /* the first device name ("NVIDIA H100 80GB HBM3") */
+	int gpu_names_mixed;    /* another rank printed a different name */
+	int nbus;               /* PCI buses of the first host's ranks, in rank order */
+	int bus[64];            /* bus number; -1 unknown */
+	int bus_domain[64];     /* PCI domain; -1 when the line printed only the bus (< 2.19) */
 };
 
 /* 0 on success (r filled; free with nccl_result_free), -1 with *err. Text
- * with no data row and no footer is an error; partial runs parse. */
+ * with no data row, no footer, no failure line and no parameter or rank
+ * line is an error; partial runs parse (a run that printed only its header
+ * has r->started and no rows). JSON that does not parse is closed at its
+ * last complete value (r->truncated) when one exists. */
 int nccl_parse_text(const char *text, size_t len, struct nccl_result *r, char **err);
 int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **err);
 /* JSON when the first non-blank byte is '{', else text. */
@@ -74,4 +97,13 @@ double nccl_time_at(const struct nccl_result *r, double size, double *at);
  * sweep. Returns the number of such dips; *worst_size / *worst_drop
  * (fraction) for the deepest. */
 int nccl_jagged(const struct nccl_result *r, double min_size, double noise, double *worst_size, double *worst_drop);
+/* Ranks per node: the count on the host with the most ranks (0 unknown);
+ * *uniform = every host has that many. */
+int nccl_ranks_per_host(const struct nccl_result *r, int *uniform);
+/* The largest size of the last sweep with a row; NAN when none. */
+double nccl_last_size(const struct nccl_result *r);
+/* The requested size of the first row the last sweep did not print:
+ * minBytes stepped once per printed row (x step factor or + step bytes);
+ * NAN when the parameters are unknown or the sweep was complete. */
+double nccl_pending_size(const struct nccl_result *r);
 #endif

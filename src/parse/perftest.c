@@ -106,7 +106,10 @@ int pt_parse(const char *text, size_t len, struct pt_report *r, char **err)
 			r->qps = atoi(v) > 0 && atoi(v) < 1000000 ? atoi(v) : 0;
 			free(v);
 		}
+		if (find(s, e, "remote address:"))
+			r->connected = 1;
 		if (find(s, e, "#bytes")) {
+			r->table_started = 1;
 			if (find(s, e, "[Gb/sec]")) {
 				to_gbps = 1;
 				r->units_gbits = 1;

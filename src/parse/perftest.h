@@ -28,6 +28,9 @@ struct pt_report {
 	struct pt_row *rows;
 	size_t nrows;
 	char *error;          /* first error line ("Couldn't connect", ...) */
+	int connected;        /* the peers exchanged their QPs ("remote address:"): the
+			       * RDMA test itself began (a hang after it is the fabric's) */
+	int table_started;    /* the "#bytes" column header was printed */
 };
 
 int pt_parse(const char *text, size_t len, struct pt_report *r, char **err);

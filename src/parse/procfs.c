@@ -379,30 +379,47 @@ json_t *parse_mounts(const char *text, size_t len)
 /* ---- /proc/modules ------------------------------------------------------ */
 
 /* "nvidia 11149312 1473 nvidia_uvm,nvidia_modeset, Live 0x0000000000000000 (POE)" */
-json_t *parse_modules(const char *text, size_t len)
+/* A /proc/modules state field (kernel/module/procfs.c: module_flags). */
+static int module_state_word(const char *s)
+{
+	return s && (!strcmp(s, "Live") || !strcmp(s, "Loading") || !strcmp(s, "Unloading"));
+}
+
+json_t *parse_modules_counted(const char *text, size_t len, struct parse_count *count)
 {
 	json_t *o = json_object();
 	char *line;
 	long long size;
+	struct parse_count n = { 0, 0 };
 
 	for_each_line(line, text, len, pos, end) {
 		char *p = line;
-		char *name = next_word(&p), *sz = next_word(&p), *ref = next_word(&p);
+		char *name = next_word(&p);
+		if (!name)
+			continue; /* a blank line is not data */
+		n.lines++;
+		char *sz = next_word(&p), *ref = next_word(&p);
 		char *used = next_word(&p), *state = next_word(&p);
 		char *addr = next_word(&p), *taint = next_word(&p);
-		(void)addr;
-		if (!name || !sz || parse_ll(sz, &size) != 0)
+		/* "name size refcount used_by state address [taint]": a line that
+		 * is not shaped like that is not a module, whatever its first
+		 * two words look like */
+		long long rc;
+		if (!sz || parse_ll(sz, &size) != 0 || size < 0 || !ref ||
+		    (strcmp(ref, "-") && parse_ll(ref, &rc) != 0) || !used || !module_state_word(state) ||
+		    !addr || strncmp(addr, "0x", 2) != 0)
 			continue;
+		n.recognised++;
 		json_t *m = json_object(), *by = json_array();
 		json_object_set_new(m, "size", json_integer(size));
 		json_object_set_new(m, "refcount", ll_or_null(ref));
-		if (used && strcmp(used, "-") != 0) {
+		if (strcmp(used, "-") != 0) {
 			char *save = NULL;
 			for (char *t = strtok_r(used, ",", &save); t; t = strtok_r(NULL, ",", &save))
 				json_array_append_new(by, json_string(t));
 		}
 		json_object_set_new(m, "used_by", by);
-		json_object_set_new(m, "state", state ? json_string(state) : json_null());
+		json_object_set_new(m, "state", json_string(state));
 		size_t tl = taint ? strlen(taint) : 0;
 		if (tl >= 2 && taint[0] == '(' && taint[tl - 1] == ')') {
 			taint[tl - 1] = 0;
@@ -410,7 +427,14 @@ json_t *parse_modules(const char *text, size_t len)
 		}
 		json_object_set_new(o, name, m);
 	}
+	if (count)
+		*count = n;
 	return o;
+}
+
+json_t *parse_modules(const char *text, size_t len)
+{
+	return parse_modules_counted(text, len, NULL);
 }
 
 /* ---- KEY=VALUE ---------------------------------------------------------- */
@@ -592,7 +616,8 @@ json_t *parse_nvidia_version(const char *text, size_t len)
 		}
 	}
 	json_object_set_new(o, "version", ver ? json_string(ver) : json_null());
-	json_object_set_new(o, "open_module", json_boolean(open));
+	/* without the NVRM line nothing says which module this is */
+	json_object_set_new(o, "open_module", raw ? json_boolean(open) : json_null());
 	json_object_set_new(o, "arch", arch ? json_string(arch) : json_null());
 	json_object_set_new(o, "gcc", gcc ? json_string(gcc) : json_null());
 	json_object_set_new(o, "raw", raw ? json_string(raw) : json_null());

@@ -38,8 +38,18 @@ json_t *parse_cpuinfo(const char *text, size_t len);
 /* /proc/mounts: [{source, target, fstype, options}], \ooo escapes decoded. */
 json_t *parse_mounts(const char *text, size_t len);
 
-/* /proc/modules: {name: {size, refcount, used_by: [...], state, taint?}} */
+/* What a line parser made of its input: non-blank lines seen, and how many
+ * of them it recognised. Text with lines but none recognised is not the
+ * format (garbage), which callers must tell from "lists nothing". */
+struct parse_count {
+	size_t lines, recognised;
+};
+
+/* /proc/modules: {name: {size, refcount, used_by: [...], state, taint?}}.
+ * Only lines of the kernel's shape count ("name size refcount used_by
+ * Live|Loading|Unloading 0x... [(taint)]"). */
 json_t *parse_modules(const char *text, size_t len);
+json_t *parse_modules_counted(const char *text, size_t len, struct parse_count *count);
 
 /*
  * KEY=VALUE files (/etc/nccl.conf, ~/.nccl.conf, /etc/environment-like):
@@ -69,8 +79,9 @@ json_t *parse_colon_kv(const char *text, size_t len);
 
 /*
  * /proc/driver/nvidia/version:
- * {version: "570.133.20"|null, open_module: bool, arch: "x86_64"|"aarch64"|
- *  ...|null, gcc: "12.3.0"|null, raw: "NVRM version: ..."|null}
+ * {version: "570.133.20"|null, open_module: bool|null, arch: "x86_64"|
+ *  "aarch64"|...|null, gcc: "12.3.0"|null, raw: "NVRM version: ..."|null};
+ * open_module is null without an "NVRM version:" line (not the format). 
  */
 json_t *parse_nvidia_version(const char *text, size_t len);
 

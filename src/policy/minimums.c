@@ -1,6 +1,7 @@
 #include "minimums.h"
 #include "version.h"
 #include "core/clock.h"
+#include "core/policyfile.h"
 #include "core/strbuf.h"
 
 #include <ctype.h>
@@ -1047,6 +1048,23 @@ struct minimums *minimums_load(const char *path, char **err)
 		return NULL;
 	}
 	fclose(f);
+	/* Its schema first (core/policyfile.h): a table that breaks it never grades;
+	 * text that is not JSON gets minimums_parse()'s message. */
+	json_t *doc = json_loadb(sb_str(&sb), sb.len, JSON_REJECT_DUPLICATES, NULL);
+	if (doc) {
+		char *verr = NULL;
+		int vrc = policy_validate(doc, "minimum-versions", path, &verr);
+
+		json_decref(doc);
+		if (vrc) {
+			if (err)
+				*err = verr;
+			else
+				free(verr);
+			sb_free(&sb);
+			return NULL;
+		}
+	}
 	m = minimums_parse(sb_str(&sb), sb.len, err);
 	sb_free(&sb);
 	if (!m) {

@@ -15,36 +15,39 @@ static const char *const sla_values[] = { "none", "bronze", "silver", "gold", NU
 static const char *const partner_values[] = { "none", "partner", "preferred", NULL };
 
 /* The one list of what an attestation may state; the rubric's attestation
- * items and disqualifiers are validated against it too. */
+ * items and disqualifiers are validated against it too. The upper bounds
+ * of the numbers are declared: a year of minutes for a first response, a
+ * million per GPU-hour (the --price-per-gpu-hour limit), a century of
+ * months or days, a billion GPUs; beyond them a statement is a typo. */
 static const struct att_field fields[] = {
-	{ "certifications.soc2_type2", AT_BOOL, NULL, "a current SOC 2 Type II report" },
-	{ "certifications.iso27001", AT_BOOL, NULL, "a current ISO/IEC 27001 certificate" },
-	{ "certifications.other", AT_LIST, NULL, "other certifications (free text)" },
-	{ "support.response_minutes", AT_NUMBER, NULL, "first human response to a P1 ticket, minutes" },
-	{ "support.hours", AT_ENUM, hours_values, "support hours" },
-	{ "support.channels", AT_LIST, NULL, "support channels (shared Slack, ticket, phone, ...)" },
-	{ "pricing.price_per_gpu_hour", AT_NUMBER, NULL, "price per GPU-hour of the rated offer" },
-	{ "pricing.currency", AT_STRING, NULL, "currency of the price (e.g. USD)" },
-	{ "pricing.commitment_months_min", AT_NUMBER, NULL, "shortest commitment offered, months (0 = on demand)" },
-	{ "pricing.public_price", AT_BOOL, NULL, "the price is published" },
-	{ "billing.during_creation", AT_BOOL, NULL, "GPU-hours are billed while the cluster is being created" },
-	{ "billing.during_downtime", AT_BOOL, NULL, "GPU-hours are billed while hardware is down" },
-	{ "availability.days_to_delivery", AT_NUMBER, NULL, "days from signature to a usable cluster" },
-	{ "availability.delivery_date", AT_DATE, NULL, "the delivery date promised (YYYY-MM-DD)" },
-	{ "availability.delivered_on_time", AT_BOOL, NULL, "the cluster was delivered by the promised date" },
-	{ "availability.capacity_gpus", AT_NUMBER, NULL, "GPUs available to one customer on short notice" },
-	{ "contract.sla_offered", AT_BOOL, NULL, "an SLA with service credits is offered" },
-	{ "contract.sla_level", AT_ENUM, sla_values, "SLA level offered" },
-	{ "contract.termination_rights", AT_BOOL, NULL, "the buyer may terminate below an availability threshold" },
-	{ "contract.acceptance_tests", AT_BOOL, NULL, "acceptance tests with a retest rule are in the contract" },
-	{ "partnerships.nvidia", AT_ENUM, partner_values, "NVIDIA partnership (cloud partner program)" },
-	{ "partnerships.amd", AT_ENUM, partner_values, "AMD partnership" },
-	{ "partnerships.open_source", AT_BOOL, NULL, "contributes upstream (schedulers, operators, NCCL plugins)" },
-	{ "partnerships.other", AT_LIST, NULL, "other partnerships (free text)" },
-	{ "monitoring.dashboard", AT_BOOL, NULL, "a Grafana-style dashboard is given to the customer" },
+	{ "certifications.soc2_type2", AT_BOOL, NULL, "a current SOC 2 Type II report", 0 },
+	{ "certifications.iso27001", AT_BOOL, NULL, "a current ISO/IEC 27001 certificate", 0 },
+	{ "certifications.other", AT_LIST, NULL, "other certifications (free text)", 0 },
+	{ "support.response_minutes", AT_NUMBER, NULL, "first human response to a P1 ticket, minutes", 525600 },
+	{ "support.hours", AT_ENUM, hours_values, "support hours", 0 },
+	{ "support.channels", AT_LIST, NULL, "support channels (shared Slack, ticket, phone, ...)", 0 },
+	{ "pricing.price_per_gpu_hour", AT_NUMBER, NULL, "price per GPU-hour of the rated offer", 1e6 },
+	{ "pricing.currency", AT_STRING, NULL, "currency of the price (e.g. USD)", 0 },
+	{ "pricing.commitment_months_min", AT_NUMBER, NULL, "shortest commitment offered, months (0 = on demand)", 1200 },
+	{ "pricing.public_price", AT_BOOL, NULL, "the price is published", 0 },
+	{ "billing.during_creation", AT_BOOL, NULL, "GPU-hours are billed while the cluster is being created", 0 },
+	{ "billing.during_downtime", AT_BOOL, NULL, "GPU-hours are billed while hardware is down", 0 },
+	{ "availability.days_to_delivery", AT_NUMBER, NULL, "days from signature to a usable cluster", 36500 },
+	{ "availability.delivery_date", AT_DATE, NULL, "the delivery date promised (YYYY-MM-DD)", 0 },
+	{ "availability.delivered_on_time", AT_BOOL, NULL, "the cluster was delivered by the promised date", 0 },
+	{ "availability.capacity_gpus", AT_NUMBER, NULL, "GPUs available to one customer on short notice", 1e9 },
+	{ "contract.sla_offered", AT_BOOL, NULL, "an SLA with service credits is offered", 0 },
+	{ "contract.sla_level", AT_ENUM, sla_values, "SLA level offered", 0 },
+	{ "contract.termination_rights", AT_BOOL, NULL, "the buyer may terminate below an availability threshold", 0 },
+	{ "contract.acceptance_tests", AT_BOOL, NULL, "acceptance tests with a retest rule are in the contract", 0 },
+	{ "partnerships.nvidia", AT_ENUM, partner_values, "NVIDIA partnership (cloud partner program)", 0 },
+	{ "partnerships.amd", AT_ENUM, partner_values, "AMD partnership", 0 },
+	{ "partnerships.open_source", AT_BOOL, NULL, "contributes upstream (schedulers, operators, NCCL plugins)", 0 },
+	{ "partnerships.other", AT_LIST, NULL, "other partnerships (free text)", 0 },
+	{ "monitoring.dashboard", AT_BOOL, NULL, "a Grafana-style dashboard is given to the customer", 0 },
 	{ "monitoring.dashboard_shows", AT_LIST, NULL,
-	  "what the dashboard shows (failing_component, affected_jobs, scheduler_state, check_last_run, ...)" },
-	{ "gpus_offered", AT_LIST, NULL, "GPU models on offer (B200, GB200, H100, ...)" },
+	  "what the dashboard shows (failing_component, affected_jobs, scheduler_state, check_last_run, ...)", 0 },
+	{ "gpus_offered", AT_LIST, NULL, "GPU models on offer (B200, GB200, H100, ...)", 0 },
 };
 #define NFIELDS (sizeof fields / sizeof fields[0])
 
@@ -114,6 +117,9 @@ static char *type_error(const struct att_field *f, const json_t *v)
 			return xasprintf("expected a number, got %s", json_kind(v));
 		if (!isfinite(json_number_value(v)) || json_number_value(v) < 0)
 			return xasprintf("expected a number of 0 or more, got %g", json_number_value(v));
+		/* a statement beyond any real offer is a typo or a broken file, not a figure to score */
+		if (f->max > 0 && json_number_value(v) > f->max)
+			return xasprintf("expected a number from 0 to %g, got %g", f->max, json_number_value(v));
 		return NULL;
 	case AT_STRING:
 		return json_is_string(v) ? NULL : xasprintf("expected a string, got %s", json_kind(v));

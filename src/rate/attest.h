@@ -18,6 +18,7 @@ struct att_field {
 	enum att_type type;
 	const char *const *values; /* AT_ENUM: the allowed values, NULL-terminated */
 	const char *what;          /* one line for docs and errors */
+	double max;                /* AT_NUMBER: the largest value a real statement can hold (0..max) */
 };
 
 const struct att_field *att_field_find(const char *path);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "core/datafile.h"
+#include "core/policyfile.h"
 #include "core/exitcodes.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
@@ -366,15 +367,35 @@ int cmd_rate(int argc, char **argv)
 	struct rubric rb;
 	char *err = NULL;
 	char *rpath = o.rubric ? xstrdup(o.rubric) : datafile_path("rubric.json");
-	int rc = rubric_load(&rb, rpath, &err);
+	/* the schema first (core/policyfile.h); a missing file is rubric_load()'s to report */
+	int rc = policy_check(rpath, "rubric", POLICY_YAML, &err);
+	if (rc == EXIT_NOINPUT) {
+		free(err);
+		err = NULL;
+		rc = 0;
+	}
+	if (rc) {
+		free(rpath);
+		return fail(err, rc);
+	}
+	rc = rubric_load(&rb, rpath, &err);
 	free(rpath);
 	if (rc) {
 		rubric_free(&rb);
 		return fail(err, rc);
 	}
 	char *gpath = datafile_path("gpu-models.json");
-	json_t *gpu_models = datafile_load_json(gpath, NULL);
+	json_t *gpu_models = policy_load(gpath, "gpu-models", POLICY_JSON, &rc, &err);
 	free(gpath);
+	if (rc == EXIT_NOINPUT) { /* without it GPU models stay unknown, as before */
+		free(err);
+		err = NULL;
+		rc = 0;
+	}
+	if (rc) {
+		rubric_free(&rb);
+		return fail(err, rc);
+	}
 
 	size_t nsets = o.compare ? (size_t)nargs : 1;
 	struct pset *sets = xcalloc(nsets, sizeof *sets);

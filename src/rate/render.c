@@ -10,8 +10,14 @@
 
 static json_t *jnum(double v)
 {
-	/* four decimals are plenty and keep documents stable across libm versions */
-	return json_real(round(v * 1e4) / 1e4);
+	/* four decimals are plenty and keep documents stable across libm
+	 * versions; a magnitude where they no longer matter is kept as it is,
+	 * so that rounding can never overflow. The scorer lets no non-finite
+	 * number through (malformed evidence is not scored): null is the last
+	 * guard, never a silently dropped field. */
+	if (!isfinite(v))
+		return json_null();
+	return json_real(fabs(v) < 1e11 ? round(v * 1e4) / 1e4 : v);
 }
 
 static json_t *jstr(const char *s)
@@ -26,7 +32,7 @@ static const char *dq_state_name(enum dq_state s)
 
 static const char *gp_state_name(enum gp_state s)
 {
-	return s == GPS_MEASURED ? "measured" : s == GPS_UNBOUNDED ? "unbounded" : "not_measured";
+	return s == GPS_MEASURED ? "measured" : s == GPS_UNBOUNDED ? "unbounded" : s == GPS_NOT_COUNTED ? "not_counted" : "not_measured";
 }
 
 static const char *kind_name(enum item_kind k)
@@ -42,10 +48,19 @@ static json_t *row_json(const struct ev_use *u, const struct r_item *it)
 	json_object_set_new(o, "status", json_string(status_name(u->row->status)));
 	json_object_set_new(o, "file", json_string(u->row->doc->path));
 	json_object_set_new(o, "counted", json_boolean(u->counted));
+	json_object_set_new(o, "mode", jstr(u->row->mode));
+	if (u->malformed)
+		json_object_set_new(o, "malformed", json_string(u->malformed));
 	if (it->kind == IK_FIGURE) {
 		json_object_set_new(o, "value", u->has_value ? jnum(u->value) : json_null());
 		if (u->never)
 			json_object_set_new(o, "never", json_true());
+		if (u->absent)
+			json_object_set_new(o, "absent", json_true());
+		if (u->counted && u->anchor && u->anchor->platform)
+			json_object_set_new(o, "platform", json_string(u->anchor->platform));
+		if (u->counted)
+			json_object_set_new(o, "score", jnum(u->never ? 0 : u->score));
 	}
 	return o;
 }
@@ -60,14 +75,22 @@ static json_t *item_json(const struct item_res *ir)
 	json_object_set_new(o, "weight", jnum(it->weight));
 	json_object_set_new(o, "evidence", json_boolean(ir->has_evidence));
 	json_object_set_new(o, "score", ir->has_evidence ? jnum(ir->score) : json_null());
+	json_object_set_new(o, "confidence", jnum(ir->confidence));
 	json_object_set_new(o, "detail", jstr(ir->detail));
 	if (it->kind == IK_FIGURE) {
+		/* the anchors of the row that decided (its platform's), else the default's */
+		const struct r_anchor *a = ir->anchor ? ir->anchor : it->dflt;
 		json_object_set_new(o, "value", ir->has_value ? jnum(ir->value) : json_null());
 		json_object_set_new(o, "never", json_boolean(ir->never));
+		json_object_set_new(o, "absent", json_boolean(ir->absent));
 		json_object_set_new(o, "unit", jstr(it->unit));
-		json_object_set_new(o, "good", jnum(it->good));
-		json_object_set_new(o, "bad", jnum(it->bad));
+		json_object_set_new(o, "good", jnum(a->good));
+		json_object_set_new(o, "bad", jnum(a->bad));
+		json_object_set_new(o, "floor", jnum(a->floor));
+		json_object_set_new(o, "absent_score", a->has_absent ? jnum(a->absent_score) : json_null());
+		json_object_set_new(o, "platform", jstr(a->platform));
 		json_object_set_new(o, "aggregate", json_string(it->agg == AGG_BEST ? "best" : "worst"));
+		json_object_set_new(o, "quick_rows", json_integer((json_int_t)ir->quick));
 	}
 	if (it->kind != IK_ATTEST) {
 		json_t *rows = json_array();
@@ -88,19 +111,22 @@ static json_t *item_json(const struct item_res *ir)
 	return o;
 }
 
-static json_t *fig_ref(const struct item_res *ir)
+/* The figure a goodput line rests on: the full-mode row it used, else the
+ * item's own pick (which the line then says it did not count). */
+static json_t *fig_ref(const struct item_res *ir, const struct ev_use *u)
 {
-	if (!ir)
-		return json_null();
 	json_t *o = json_object();
+	int has = u ? u->has_value : ir->has_value, never = u ? u->never : ir->never;
+	const struct ev_row *row = u ? u->row : ir->value_row;
 	json_object_set_new(o, "item", json_string(ir->it->id));
-	json_object_set_new(o, "value", ir->has_value ? jnum(ir->value) : json_null());
-	json_object_set_new(o, "never", json_boolean(ir->never));
+	json_object_set_new(o, "value", has ? jnum(u ? u->value : ir->value) : json_null());
+	json_object_set_new(o, "never", json_boolean(never));
 	json_object_set_new(o, "unit", jstr(ir->it->unit));
-	if (ir->value_row) {
-		json_object_set_new(o, "row", json_string(ir->value_row->id));
-		json_object_set_new(o, "host", jstr(ir->value_row->host));
-		json_object_set_new(o, "file", json_string(ir->value_row->doc->path));
+	if (row) {
+		json_object_set_new(o, "row", json_string(row->id));
+		json_object_set_new(o, "host", jstr(row->host));
+		json_object_set_new(o, "file", json_string(row->doc->path));
+		json_object_set_new(o, "mode", jstr(row->mode));
 	}
 	return o;
 }
@@ -131,7 +157,7 @@ static json_t *goodput_json(const struct rate_result *r)
 		json_t *from = json_array();
 		for (int k = 0; k < 2; k++)
 			if (l->fig[k])
-				json_array_append_new(from, fig_ref(l->fig[k]));
+				json_array_append_new(from, fig_ref(l->fig[k], l->use[k]));
 		json_object_set_new(o, "from", from);
 		json_object_set_new(o, "note", jstr(l->note));
 		json_array_append_new(lines, o);
@@ -159,6 +185,7 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 	json_object_set_new(rb, "path", json_string(r->rb->path));
 	json_object_set_new(rb, "version", json_string(r->rb->version));
 	json_object_set_new(rb, "method", json_string(r->rb->method));
+	json_object_set_new(rb, "quick_confidence", jnum(r->rb->quick_confidence));
 	json_object_set_new(d, "rubric", rb);
 
 	json_t *inputs = json_array();
@@ -222,9 +249,21 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 			json_object_set_new(o, "name", json_string(r->dq[i].d->name));
 			json_object_set_new(o, "cap", json_string(tier_name(r->dq[i].d->cap)));
 			json_object_set_new(o, "why", jstr(r->dq[i].why));
+			json_object_set_new(o, "would_rate", json_string(tier_name(r->dq[i].would)));
 			json_array_append_new(caps, o);
 		}
 	json_object_set_new(d, "capped_by", caps);
+	json_t *bad = json_array();
+	for (size_t i = 0; i < r->nbad; i++) {
+		json_t *o = json_object();
+		json_object_set_new(o, "file", json_string(r->bad[i].row->doc->path));
+		json_object_set_new(o, "row", json_string(r->bad[i].row->id));
+		json_object_set_new(o, "host", jstr(r->bad[i].row->host));
+		json_object_set_new(o, "path", json_string(r->bad[i].path));
+		json_object_set_new(o, "why", json_string(r->bad[i].why));
+		json_array_append_new(bad, o);
+	}
+	json_object_set_new(d, "malformed", bad);
 
 	json_t *cats = json_array();
 	for (size_t c = 0; c < RATE_NCAT; c++) {
@@ -252,6 +291,8 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 		json_object_set_new(o, "cap", json_string(tier_name(r->dq[i].d->cap)));
 		json_object_set_new(o, "state", json_string(dq_state_name(r->dq[i].state)));
 		json_object_set_new(o, "why", jstr(r->dq[i].why));
+		json_object_set_new(o, "would_rate",
+				    r->dq[i].state == DQS_APPLIED ? json_string(tier_name(r->dq[i].would)) : json_null());
 		json_array_append_new(dq, o);
 	}
 	json_object_set_new(d, "disqualifiers", dq);
@@ -291,13 +332,20 @@ static void text_goodput(FILE *out, const struct rate_result *r, int verbose)
 	for (int c = 0; c < GPC__COUNT; c++) {
 		const struct gp_line *l = &r->gp[c];
 		const struct item_res *f = l->fig[0];
+		const struct ev_use *u = l->use[0];
 		char from[512];
-		if (f && f->has_value)
-			snprintf(from, sizeof from, "%s = %.4g%s%s (%s on %s)", f->it->id, f->value, f->it->unit ? " " : "",
-				 f->it->unit ? f->it->unit : "", f->value_row->id,
+		if (f && u && u->has_value)
+			snprintf(from, sizeof from, "%s = %.4g%s%s (%s on %s)", f->it->id, u->value, f->it->unit ? " " : "",
+				 f->it->unit ? f->it->unit : "", u->row->id, u->row->host ? u->row->host : "?");
+		else if (f && u && u->never)
+			snprintf(from, sizeof from, "%s = never (%s on %s)", f->it->id, u->row->id,
+				 u->row->host ? u->row->host : "?");
+		else if (f && f->has_value)
+			snprintf(from, sizeof from, "%s = %.4g%s%s (%s on %s, not counted)", f->it->id, f->value,
+				 f->it->unit ? " " : "", f->it->unit ? f->it->unit : "", f->value_row->id,
 				 f->value_row->host ? f->value_row->host : "?");
-		else if (f && f->never)
-			snprintf(from, sizeof from, "%s = never (%s on %s)", f->it->id, f->value_row->id,
+		else if (f && f->has_evidence && f->value_row)
+			snprintf(from, sizeof from, "%s (%s on %s)", f->it->id, f->value_row->id,
 				 f->value_row->host ? f->value_row->host : "?");
 		else if (f)
 			snprintf(from, sizeof from, "%s: %s", f->it->id, f->detail ? f->detail : "not measured");
@@ -312,7 +360,10 @@ static void text_goodput(FILE *out, const struct rate_result *r, int verbose)
 				fprintf(out, "  %-30s   %s = %s\n", "", gp_cause_formulas[c], l->inputs);
 		} else {
 			fprintf(out, "  %-30s %12s %10s %12s  %s\n", gp_cause_names[c],
-				l->state == GPS_UNBOUNDED ? "unbounded" : "not measured", "", "", from);
+				l->state == GPS_UNBOUNDED      ? "unbounded"
+				: l->state == GPS_NOT_COUNTED ? "not counted"
+							       : "not measured",
+				"", "", from);
 		}
 		if (l->note)
 			fprintf(out, "  %-30s   (%s)\n", "", l->note);
@@ -353,16 +404,22 @@ static void text_items(FILE *out, const struct cat_res *cr, int verbose)
 					u->row->host ? u->row->host : "?");
 				if (u->has_value)
 					fprintf(out, " = %.4g", u->value);
+				if (u->absent)
+					fputs(" (absent)", out);
+				if (u->quick)
+					fputs(" [quick]", out);
 				fputc('\n', out);
 			}
 		} else if (ir->it->kind != IK_ATTEST) {
 			for (size_t k = 0; k < ir->nuses; k++) {
 				const struct ev_use *u = &ir->uses[k];
-				fprintf(out, "      %-5s %s on %s%s (%s)", status_name(u->row->status), u->row->id,
+				fprintf(out, "      %-5s %s on %s%s%s (%s)", status_name(u->row->status), u->row->id,
 					u->row->host ? u->row->host : "?", u->counted ? "" : " [not counted]",
-					u->row->doc->path);
+					u->quick ? " [quick]" : "", u->row->doc->path);
 				if (u->has_value)
 					fprintf(out, " = %.4g", u->value);
+				if (u->malformed)
+					fprintf(out, " malformed: %s", u->malformed);
 				fputc('\n', out);
 			}
 		}
@@ -391,6 +448,12 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 	fputc('\n', out);
 	for (size_t i = 0; i < m->nnotes; i++)
 		fprintf(out, "  note: %s\n", m->notes[i]);
+	if (r->nbad) {
+		fprintf(out, "Malformed evidence: %zu row%s not scored:\n", r->nbad, r->nbad == 1 ? "" : "s");
+		for (size_t i = 0; i < r->nbad; i++)
+			fprintf(out, "  %s: %s on %s: %s: %s\n", r->bad[i].row->doc->path, r->bad[i].row->id,
+				r->bad[i].row->host ? r->bad[i].row->host : "?", r->bad[i].path, r->bad[i].why);
+	}
 	if (m->ndups) {
 		fprintf(out, "Duplicates: %zu row%s seen in two documents, the newer kept:\n", m->ndups,
 			m->ndups == 1 ? "" : "s");
@@ -428,8 +491,18 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 				fprintf(out, "%s %s (%s; cap %s)", n++ ? ";" : "", r->dq[i].d->name, r->dq[i].why,
 					tier_name(r->dq[i].d->cap));
 		fputc('\n', out);
-		if (r->uncapped == TIER_UNAVAILABLE)
+		if (r->uncapped == TIER_UNAVAILABLE) {
 			fputs("  (no cap changes Unavailable: there is too little evidence to rate)\n", out);
+		} else {
+			int napplied = 0;
+			for (size_t i = 0; i < r->ndq; i++)
+				if (r->dq[i].state == DQS_APPLIED) {
+					napplied++;
+					fprintf(out, "  fix: %s -> would rate %s\n", r->dq[i].d->name, tier_name(r->dq[i].would));
+				}
+			if (napplied > 1)
+				fprintf(out, "  fix all %d -> would rate %s\n", napplied, tier_name(r->uncapped));
+		}
 	}
 	fputs("\nDisqualifiers:\n", out);
 	for (size_t i = 0; i < r->ndq; i++)

@@ -144,6 +144,47 @@ static int check_keys(struct vctx *v, const json_t *o, const char *where, const 
 	return 0;
 }
 
+/* A `basis` (docs/provenance.md): where the numbers of the object holding
+ * it come from. Optional to the loader (a replaced rubric may have none);
+ * when present it must be well formed. */
+static int parse_basis(struct vctx *v, const json_t *o, const char *where)
+{
+	static const struct {
+		const char *kind;
+		const char *const keys[4];
+	} kinds[] = {
+		{ "method", { "figure", NULL } },
+		{ "declared", { "reason", "revisit", NULL } },
+		{ "source", { "url", "checked", "figure", NULL } },
+		{ "estimated", { "reason", "revisit", NULL } },
+	};
+	const json_t *b = json_object_get(o, "basis");
+	if (!b)
+		return 0;
+	char w[224];
+	snprintf(w, sizeof w, "%s.basis", where);
+	if (!json_is_object(b))
+		return bad(v, w, "must be a mapping {kind, ...} (see docs/provenance.md)");
+	const char *kind;
+	if (get_str(v, b, "kind", w, 1, &kind))
+		return -1;
+	for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+		if (strcmp(kinds[i].kind, kind))
+			continue;
+		const char *allowed[6] = { "kind" };
+		size_t n = 1;
+		for (const char *const *k = kinds[i].keys; *k; k++) {
+			const char *x;
+			if (get_str(v, b, *k, w, 1, &x))
+				return -1;
+			allowed[n++] = *k;
+		}
+		allowed[n] = NULL;
+		return check_keys(v, b, w, allowed);
+	}
+	return bad(v, w, "'kind' must be method, declared, source or estimated (got '%s')", kind);
+}
+
 static int valid_key(const char *s)
 {
 	if (!*s)
@@ -200,9 +241,18 @@ static int parse_attest_item(struct vctx *v, struct r_item *it, const json_t *o,
 			return bad(v, where, "'map' must be a non-empty mapping of value -> score");
 		const char *k;
 		json_t *x;
-		json_object_foreach((json_t *)map, k, x)
+		char mw[192];
+		snprintf(mw, sizeof mw, "%s.map", where);
+		if (parse_basis(v, map, mw))
+			return -1;
+		json_object_foreach((json_t *)map, k, x) {
+			if (!strcmp(k, "basis"))
+				continue;
 			if (!json_is_number(x) || json_number_value(x) < 0 || json_number_value(x) > 100)
 				return bad(v, where, "map value for '%s' must be a score from 0 to 100", k);
+		}
+		if (json_object_size(map) == (json_object_get(map, "basis") ? 1u : 0u))
+			return bad(v, where, "'map' must map at least one value to a score");
 		it->map = map;
 	} else if (req) {
 		if (get_strs(v, o, "required", where, 1, &it->required, &it->nrequired))
@@ -225,6 +275,8 @@ static int parse_attest_item(struct vctx *v, struct r_item *it, const json_t *o,
 			json_t *x;
 			json_object_foreach((json_t *)it->map, k, x) {
 				int ok = 0;
+				if (!strcmp(k, "basis"))
+					continue;
 				if (f->type == AT_BOOL)
 					ok = !strcmp(k, "true") || !strcmp(k, "false");
 				else
@@ -243,12 +295,79 @@ static int parse_attest_item(struct vctx *v, struct r_item *it, const json_t *o,
 	return 0;
 }
 
+/* good/bad (and, under platforms, floor and absent_score): the anchors a
+ * figure is scored against. Strict where the method's ordering is at stake:
+ * a value that was measured must never score below its absence. */
+static int parse_anchor(struct vctx *v, struct r_anchor *a, const json_t *o, const char *where, int extended)
+{
+	int has_floor = 0;
+	if (get_num(v, o, "good", where, 1, -1e18, 1e18, &a->good, NULL) ||
+	    get_num(v, o, "bad", where, 1, -1e18, 1e18, &a->bad, NULL))
+		return -1;
+	if (a->good == a->bad)
+		return bad(v, where, "'good' and 'bad' must differ");
+	if (!extended)
+		return 0;
+	if (get_num(v, o, "floor", where, 0, 0, 100, &a->floor, &has_floor) ||
+	    get_num(v, o, "absent_score", where, 0, 0, 100, &a->absent_score, &a->has_absent) ||
+	    get_str(v, o, "absent_if", where, 0, &a->absent_if) || get_str(v, o, "absent_why", where, 0, &a->absent_why) ||
+	    parse_basis(v, o, where))
+		return -1;
+	if (a->has_absent != (a->absent_if != NULL))
+		return bad(v, where, "'absent_score' and 'absent_if' go together");
+	if (a->absent_why && !a->has_absent)
+		return bad(v, where, "'absent_why' needs 'absent_score'");
+	if (a->has_absent && a->absent_score > a->floor)
+		return bad(v, where,
+			   "'absent_score' %g is above 'floor' %g: a measured value would score worse than none",
+			   a->absent_score, a->floor);
+	return 0;
+}
+
+static int parse_platforms(struct vctx *v, struct r_item *it, const json_t *o, const char *where)
+{
+	static const char *const keys[] = { "path", "default", "anchors", "note", "basis", NULL };
+	static const char *const akeys[] = { "good", "bad", "floor", "absent_score", "absent_if", "absent_why", "basis",
+					     "note", NULL };
+	char w[200];
+	snprintf(w, sizeof w, "%s.platforms", where);
+	const char *dflt;
+	if (!json_is_object(o))
+		return bad(v, w, "must be a mapping {path, default, anchors}");
+	if (check_keys(v, o, w, keys) || get_str(v, o, "path", w, 1, &it->platform_path) ||
+	    get_str(v, o, "default", w, 1, &dflt) || parse_basis(v, o, w))
+		return -1;
+	const json_t *an = json_object_get(o, "anchors");
+	if (!json_is_object(an) || json_object_size(an) == 0)
+		return bad(v, w, "'anchors' must be a non-empty mapping of platform -> {good, bad, ...}");
+	it->anchors = xcalloc(json_object_size(an), sizeof *it->anchors);
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)an, k, x) {
+		char aw[240];
+		snprintf(aw, sizeof aw, "%s.anchors.%s", w, k);
+		struct r_anchor *a = &it->anchors[it->nanchors++];
+		a->platform = k;
+		if (!valid_key(k))
+			return bad(v, aw, "a platform name may only hold a-z, 0-9, '-' and '_'");
+		if (!json_is_object(x))
+			return bad(v, aw, "must be a mapping {good, bad, ...}");
+		if (check_keys(v, x, aw, akeys) || parse_anchor(v, a, x, aw, 1))
+			return -1;
+		if (!strcmp(k, dflt))
+			it->dflt = a;
+	}
+	if (!it->dflt)
+		return bad(v, w, "'default' '%s' is not one of its anchors", dflt);
+	return 0;
+}
+
 static int parse_item(struct vctx *v, struct r_item *it, const json_t *o, const char *cat, size_t idx)
 {
 	static const char *const keys[] = { "id",    "name",	  "note",      "kind",	"weight", "rows",
 					    "exclude", "aggregate", "from",	   "path",	"event",  "good",
 					    "bad",   "unit",	  "numerator", "fail_is_never", "field", "fields",
-					    "map",   "required",  "count",     NULL };
+					    "map",   "required",  "count",     "basis", "platforms", NULL };
 	char where[160];
 	snprintf(where, sizeof where, "categories.%s.items[%zu]", cat, idx + 1);
 	if (!json_is_object(o))
@@ -262,8 +381,10 @@ static int parse_item(struct vctx *v, struct r_item *it, const json_t *o, const 
 	const char *kind;
 	if (check_keys(v, o, where, keys) || get_str(v, o, "name", where, 1, &it->name) ||
 	    get_str(v, o, "note", where, 0, &it->note) || get_str(v, o, "kind", where, 1, &kind) ||
-	    get_num(v, o, "weight", where, 1, 1e-9, 1e6, &it->weight, NULL))
+	    get_num(v, o, "weight", where, 1, 1e-9, 1e6, &it->weight, NULL) || parse_basis(v, o, where))
 		return -1;
+	if (json_object_get(o, "platforms") && strcmp(kind, "figure"))
+		return bad(v, where, "'platforms' belongs to figure items");
 	if (!strcmp(kind, "checks")) {
 		it->kind = IK_CHECKS;
 		if (get_strs(v, o, "rows", where, 1, &it->rows, &it->nrows) ||
@@ -277,14 +398,23 @@ static int parse_item(struct vctx *v, struct r_item *it, const json_t *o, const 
 		    get_strs(v, o, "exclude", where, 0, &it->exclude, &it->nexclude) ||
 		    parse_agg(v, o, where, AGG_WORST, &it->agg) || get_str(v, o, "from", where, 0, &from) ||
 		    get_str(v, o, "unit", where, 0, &it->unit) ||
-		    get_num(v, o, "good", where, 1, -1e18, 1e18, &it->good, NULL) ||
-		    get_num(v, o, "bad", where, 1, -1e18, 1e18, &it->bad, NULL) ||
 		    get_num(v, o, "numerator", where, 0, 1e-12, 1e18, &it->numerator, &it->has_numerator))
 			return -1;
 		if (it->agg == AGG_MEAN)
 			return bad(v, where, "a figure aggregates as worst or best, not mean");
-		if (it->good == it->bad)
-			return bad(v, where, "'good' and 'bad' must differ");
+		const json_t *pl = json_object_get(o, "platforms");
+		if (pl) {
+			if (json_object_get(o, "good") || json_object_get(o, "bad"))
+				return bad(v, where, "with 'platforms' the anchors go in platforms.anchors, not 'good'/'bad'");
+			if (parse_platforms(v, it, pl, where))
+				return -1;
+		} else {
+			it->anchors = xcalloc(1, sizeof *it->anchors);
+			it->nanchors = 1;
+			if (parse_anchor(v, &it->anchors[0], o, where, 0))
+				return -1;
+			it->dflt = &it->anchors[0];
+		}
 		it->from = !from || !strcmp(from, "row") ? FROM_ROW
 			   : !strcmp(from, "document")	  ? FROM_DOCUMENT
 			   : !strcmp(from, "event")	  ? FROM_EVENT
@@ -327,12 +457,12 @@ static int entry_id(struct vctx *v, const json_t *o, const char *list, size_t id
 
 static int parse_category(struct vctx *v, struct r_category *c, const json_t *o, size_t idx)
 {
-	static const char *const keys[] = { "id", "name", "weight", "items", "note", NULL };
+	static const char *const keys[] = { "id", "name", "weight", "items", "note", "basis", NULL };
 	char where[96];
 	if (entry_id(v, o, "categories", idx, "category", &c->id, where, sizeof where))
 		return -1;
 	if (check_keys(v, o, where, keys) || get_str(v, o, "name", where, 0, &c->name) ||
-	    get_num(v, o, "weight", where, 1, 0, 1e6, &c->weight, NULL))
+	    get_num(v, o, "weight", where, 1, 0, 1e6, &c->weight, NULL) || parse_basis(v, o, where))
 		return -1;
 	if (!c->name)
 		c->name = c->id;
@@ -354,14 +484,14 @@ static int parse_category(struct vctx *v, struct r_category *c, const json_t *o,
 static int parse_disq(struct vctx *v, struct r_disq *d, const json_t *o, size_t idx)
 {
 	static const char *const keys[] = { "id", "name", "note", "cap", "kind", "rows", "statuses", "fields",
-					    "current", NULL };
+					    "current", "basis", NULL };
 	char where[96];
 	if (entry_id(v, o, "disqualifiers", idx, "disqualifier", &d->id, where, sizeof where))
 		return -1;
 	const char *cap, *kind;
 	if (check_keys(v, o, where, keys) || get_str(v, o, "name", where, 1, &d->name) ||
 	    get_str(v, o, "note", where, 0, &d->note) || get_str(v, o, "cap", where, 1, &cap) ||
-	    get_str(v, o, "kind", where, 1, &kind))
+	    get_str(v, o, "kind", where, 1, &kind) || parse_basis(v, o, where))
 		return -1;
 	if (tier_parse(cap, &d->cap) || d->cap == TIER_UNAVAILABLE)
 		return bad(v, where, "'cap' must be a tier from Platinum to '%s' (got '%s')",
@@ -433,19 +563,20 @@ const struct r_item *rubric_item(const struct rubric *rb, const char *id, size_t
 
 static int parse_goodput(struct vctx *v, struct rubric *rb, const json_t *o)
 {
-	static const char *const keys[] = { "note", "assumptions", "figures", NULL };
+	static const char *const keys[] = { "note", "assumptions", "figures", "basis", NULL };
 	static const char *const akeys[] = { "gpus",	       "gpus_per_node",	 "job_starts_per_day",
 					     "failures_per_month", "storage_bound_fraction", "hours_per_month",
-					     NULL };
+					     "basis",		   "note",		     NULL };
 	struct r_goodput *g = &rb->gp;
 	if (!json_is_object(o))
 		return bad(v, "goodput", "must be a mapping");
-	if (check_keys(v, o, "goodput", keys) || get_str(v, o, "note", "goodput", 1, &g->note))
+	if (check_keys(v, o, "goodput", keys) || get_str(v, o, "note", "goodput", 1, &g->note) ||
+	    parse_basis(v, o, "goodput"))
 		return -1;
 	const json_t *a = json_object_get(o, "assumptions");
 	if (!json_is_object(a))
 		return bad(v, "goodput", "'assumptions' must be a mapping");
-	if (check_keys(v, a, "goodput.assumptions", akeys) ||
+	if (check_keys(v, a, "goodput.assumptions", akeys) || parse_basis(v, a, "goodput.assumptions") ||
 	    get_num(v, a, "gpus", "goodput.assumptions", 1, 1, 1e7, &g->gpus, NULL) ||
 	    get_num(v, a, "gpus_per_node", "goodput.assumptions", 1, 1, 1024, &g->gpus_per_node, NULL) ||
 	    get_num(v, a, "job_starts_per_day", "goodput.assumptions", 1, 0, 1e6, &g->job_starts_per_day, NULL) ||
@@ -474,8 +605,9 @@ static int parse_goodput(struct vctx *v, struct rubric *rb, const json_t *o)
 
 static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 {
-	static const char *const keys[] = { "schema", "version", "method", "sources", "note", "status_scores",
-					    "tiers", "unavailable", "categories", "disqualifiers", "goodput", NULL };
+	static const char *const keys[] = { "schema",	   "version", "method",	     "sources",	      "note",
+					    "status_scores", "tiers",   "unavailable", "categories",    "disqualifiers",
+					    "goodput",	   "quick",   "basis",	     NULL };
 	const char *schema;
 	if (!json_is_object(root))
 		return bad(v, "top level", "must be a mapping");
@@ -496,10 +628,10 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 	rb->status_score[ST_FAIL] = 0;
 	const json_t *ss = json_object_get(root, "status_scores");
 	if (ss) {
-		static const char *const skeys[] = { "PASS", "WARN", "FAIL", NULL };
+		static const char *const skeys[] = { "PASS", "WARN", "FAIL", "basis", "note", NULL };
 		if (!json_is_object(ss))
 			return bad(v, "status_scores", "must be a mapping of PASS/WARN/FAIL to 0..1");
-		if (check_keys(v, ss, "status_scores", skeys))
+		if (check_keys(v, ss, "status_scores", skeys) || parse_basis(v, ss, "status_scores"))
 			return -1;
 		for (int s = ST_PASS; s <= ST_FAIL; s++)
 			if (get_num(v, ss, status_name((enum status)s), "status_scores", 0, 0, 1, &rb->status_score[s],
@@ -512,8 +644,12 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 		return bad(v, "tiers", "must be a mapping of tier name -> {min_score, min_confidence}");
 	const char *k;
 	json_t *x;
+	if (parse_basis(v, tiers, "tiers"))
+		return -1;
 	json_object_foreach((json_t *)tiers, k, x) {
 		enum tier t;
+		if (!strcmp(k, "basis") || !strcmp(k, "note"))
+			continue;
 		if (tier_parse(k, &t) || t >= TIER_NRATED)
 			return bad(v, "tiers", "'%s' is not a rated tier (Platinum, Gold, Silver, Bronze, "
 					       "Participation Ribbon)", k);
@@ -522,10 +658,10 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 		const json_t *o = json_object_get(tiers, tier_names[t]);
 		char where[64];
 		snprintf(where, sizeof where, "tiers.%s", tier_names[t]);
-		static const char *const tkeys[] = { "min_score", "min_confidence", NULL };
+		static const char *const tkeys[] = { "min_score", "min_confidence", "basis", "note", NULL };
 		if (!json_is_object(o))
 			return bad(v, where, "missing (every rated tier needs min_score and min_confidence)");
-		if (check_keys(v, o, where, tkeys) ||
+		if (check_keys(v, o, where, tkeys) || parse_basis(v, o, where) ||
 		    get_num(v, o, "min_score", where, 1, 0, 100, &rb->tiers[t].min_score, NULL) ||
 		    get_num(v, o, "min_confidence", where, 1, 0, 1, &rb->tiers[t].min_confidence, NULL))
 			return -1;
@@ -535,11 +671,11 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 	}
 	const json_t *un = json_object_get(root, "unavailable");
 	static const char *const ukeys[] = { "min_confidence", "min_categories", "min_measured_categories", "note",
-					     NULL };
+					     "basis",	       NULL };
 	double mc = 1, mm = 0;
 	if (!json_is_object(un))
 		return bad(v, "unavailable", "must be a mapping {min_confidence, min_categories}");
-	if (check_keys(v, un, "unavailable", ukeys) ||
+	if (check_keys(v, un, "unavailable", ukeys) || parse_basis(v, un, "unavailable") ||
 	    get_num(v, un, "min_confidence", "unavailable", 1, 0, 1, &rb->unavail_min_confidence, NULL) ||
 	    get_num(v, un, "min_categories", "unavailable", 1, 1, RATE_NCAT, &mc, NULL) ||
 	    get_num(v, un, "min_measured_categories", "unavailable", 0, 0, RATE_NCAT, &mm, NULL))
@@ -548,6 +684,20 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 		return bad(v, "unavailable", "'min_categories' and 'min_measured_categories' must be whole numbers");
 	rb->unavail_min_categories = (int)mc;
 	rb->unavail_min_measured = (int)mm;
+
+	if (parse_basis(v, root, "top level"))
+		return -1;
+	rb->quick_confidence = 1;
+	const json_t *qk = json_object_get(root, "quick");
+	if (qk) {
+		static const char *const qkeys[] = { "confidence", "note", "basis", NULL };
+		if (!json_is_object(qk))
+			return bad(v, "quick", "must be a mapping {confidence, basis}");
+		if (check_keys(v, qk, "quick", qkeys) ||
+		    get_num(v, qk, "confidence", "quick", 1, 0, 1, &rb->quick_confidence, NULL) ||
+		    parse_basis(v, qk, "quick"))
+			return -1;
+	}
 
 	const json_t *cats = json_object_get(root, "categories");
 	if (!json_is_array(cats) || json_array_size(cats) != RATE_NCAT)
@@ -571,6 +721,7 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 			return bad(v, "categories", "'%s' appears twice", id);
 		int rc = parse_category(v, slot < RATE_NCAT ? &rb->cats[slot] : &tmp, co, i);
 		for (size_t j = 0; j < tmp.nitems; j++) {
+			free(tmp.items[j].anchors);
 			free((char *)tmp.items[j].id);
 			free(tmp.items[j].rows);
 			free(tmp.items[j].exclude);
@@ -635,6 +786,7 @@ void rubric_free(struct rubric *rb)
 	for (size_t c = 0; c < RATE_NCAT; c++) {
 		for (size_t i = 0; i < rb->cats[c].nitems; i++) {
 			struct r_item *it = &rb->cats[c].items[i];
+			free(it->anchors);
 			free((char *)it->id);
 			free(it->rows);
 			free(it->exclude);

@@ -35,6 +35,19 @@ enum item_agg { AGG_MEAN, AGG_WORST, AGG_BEST };
 enum fig_from { FROM_ROW, FROM_DOCUMENT, FROM_EVENT };
 enum att_mode { AM_MAP, AM_SCALE, AM_COVERS };
 
+/* The anchors a figure is scored against. An item without a "platforms"
+ * block has one, from its own good/bad; with one, each platform named in
+ * the row's document (platforms.path, else platforms.default) has its own. */
+struct r_anchor {
+	const char *platform; /* NULL: the item's own anchors */
+	double good, bad;     /* linear: 100 at good or better, 0 at bad or worse */
+	double floor;	      /* a measured value never scores below this (0 default) */
+	int has_absent;
+	double absent_score; /* no value, but absent_if holds a number: this score */
+	const char *absent_if;
+	const char *absent_why; /* shown when it applies */
+};
+
 struct r_item {
 	const char *id;   /* "category.item" (malloc'd) */
 	const char *key;  /* the item's own id inside its category */
@@ -52,7 +65,11 @@ struct r_item {
 	enum fig_from from;
 	const char *path;  /* dotted path in the row (observed.x) or the document */
 	const char *event; /* FROM_EVENT: the event name whose offset_s is the figure */
-	double good, bad;  /* linear score: 100 at good or better, 0 at bad or worse */
+	struct r_anchor *anchors; /* one without platforms, else one per platform */
+	size_t nanchors;
+	const char *platform_path;    /* document path of the platform name (NULL: no platforms) */
+	const struct r_anchor *dflt; /* the anchors of a document that names no platform */
+	double good, bad;	      /* attestation AM_SCALE only */
 	const char *unit;
 	int has_numerator;
 	double numerator;  /* figure = numerator / raw (a size over a rate = a time) */
@@ -109,6 +126,10 @@ struct rubric {
 	char *path;
 	const char *version, *method, *note;
 	double status_score[ST__COUNT]; /* PASS 1, WARN 0.5, FAIL 0; SKIP/ERROR unused */
+	/* A row measured in quick mode (small sizes, short runs) counts this
+	 * much of a full row toward confidence (0..1; 1 when the rubric has no
+	 * "quick" block), and never toward goodput. */
+	double quick_confidence;
 	struct r_category cats[RATE_NCAT];
 	struct r_tier tiers[TIER_NRATED];
 	double unavail_min_confidence;

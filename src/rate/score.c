@@ -157,20 +157,25 @@ static int row_matches(const struct r_item *it, const char *const *rows, size_t 
 	return hit;
 }
 
-static void add_use(struct item_res *ir, const struct ev_row *r)
+static void add_use(struct item_res *ir, const struct rate_result *out, const struct ev_row *r, size_t idx)
 {
 	ir->uses = xrealloc(ir->uses, (ir->nuses + 1) * sizeof *ir->uses);
-	memset(&ir->uses[ir->nuses], 0, sizeof ir->uses[0]);
-	ir->uses[ir->nuses++].row = r;
+	struct ev_use *u = &ir->uses[ir->nuses++];
+	memset(u, 0, sizeof *u);
+	u->row = r;
+	u->malformed = out->row_bad ? out->row_bad[idx] : NULL;
+	u->quick = r->mode && !strcmp(r->mode, "quick");
+	if (u->malformed)
+		ir->nmalformed++;
 }
 
-static void collect_rows(const struct rate_input *in, struct item_res *ir)
+static void collect_rows(const struct rate_input *in, const struct rate_result *out, struct item_res *ir)
 {
 	const struct r_item *it = ir->it;
 	for (size_t i = 0; i < in->ev->nrows; i++)
 		if ((!in->active || in->active[i]) &&
 		    row_matches(it, it->rows, it->nrows, in->ev->rows[i].id))
-			add_use(ir, &in->ev->rows[i]);
+			add_use(ir, out, &in->ev->rows[i], i);
 }
 
 static char *globs(const char *const *g, size_t n)
@@ -181,15 +186,42 @@ static char *globs(const char *const *g, size_t n)
 	return sb_detach(&sb);
 }
 
-static void score_checks(const struct rate_input *in, struct item_res *ir)
+/* The share of an item's weight its counted rows earn toward confidence:
+ * full-mode (or mode-less) rows 1, quick-mode rows the rubric's factor. */
+static void item_confidence(const struct rubric *rb, struct item_res *ir)
+{
+	size_t n = 0;
+	double sum = 0;
+	ir->quick = 0;
+	for (size_t i = 0; i < ir->nuses; i++) {
+		if (!ir->uses[i].counted)
+			continue;
+		n++;
+		ir->quick += (size_t)ir->uses[i].quick;
+		sum += ir->uses[i].quick ? rb->quick_confidence : 1.0;
+	}
+	ir->confidence = ir->has_evidence && n ? sum / (double)n : 0;
+}
+
+static void add_not_scored(struct strbuf *sb, const struct item_res *ir)
+{
+	if (ir->nmalformed)
+		sb_addf(sb, "; %zu row%s not scored: malformed evidence", ir->nmalformed, ir->nmalformed == 1 ? "" : "s");
+	if (ir->quick)
+		sb_addf(sb, "; %zu from a quick run (lower confidence)", ir->quick);
+}
+
+static void score_checks(const struct rate_input *in, const struct rate_result *out, struct item_res *ir)
 {
 	const struct r_item *it = ir->it;
 	size_t counts[ST__COUNT] = { 0 };
 	double sum = 0, lo = 1e9, hi = -1e9;
 	size_t n = 0;
-	collect_rows(in, ir);
+	collect_rows(in, out, ir);
 	for (size_t i = 0; i < ir->nuses; i++) {
 		enum status st = ir->uses[i].row->status;
+		if (ir->uses[i].malformed)
+			continue;
 		counts[st]++;
 		if (st == ST_SKIP || st == ST_ERROR)
 			continue;
@@ -213,11 +245,13 @@ static void score_checks(const struct rate_input *in, struct item_res *ir)
 		if (!n)
 			sb_adds(&sb, " (none graded)");
 	}
+	if (n) {
+		ir->has_evidence = 1;
+		ir->score = it->agg == AGG_WORST ? lo : it->agg == AGG_BEST ? hi : sum / (double)n;
+	}
+	item_confidence(in->rb, ir);
+	add_not_scored(&sb, ir);
 	ir->detail = sb_detach(&sb);
-	if (!n)
-		return;
-	ir->has_evidence = 1;
-	ir->score = it->agg == AGG_WORST ? lo : it->agg == AGG_BEST ? hi : sum / (double)n;
 }
 
 static int event_offset(const json_t *root, const char *name, double *out)
@@ -240,45 +274,112 @@ static const char *unit_of(const struct r_item *it)
 	return it->unit ? it->unit : "";
 }
 
-/* a strictly better than b */
-static int better(const struct ev_use *a, const struct ev_use *b, int lower_better)
+/* The JSON a figure path is read from: the row, or its whole document. */
+static const json_t *figure_root(const struct r_item *it, const struct ev_row *r)
+{
+	return it->from == FROM_ROW ? r->json : r->doc->root;
+}
+
+/* The anchors for a row: its document's platform, else the default. NULL
+ * when the document names a platform the rubric has no anchors for. */
+static const struct r_anchor *anchor_for(const struct r_item *it, const struct ev_row *r, const char **platform)
+{
+	*platform = NULL;
+	if (!it->platform_path)
+		return it->dflt;
+	const char *p = json_string_value(ev_get(r->doc->root, it->platform_path));
+	if (!p)
+		return it->dflt;
+	*platform = p;
+	for (size_t i = 0; i < it->nanchors; i++)
+		if (!strcmp(it->anchors[i].platform, p))
+			return &it->anchors[i];
+	return NULL;
+}
+
+static double anchor_score(const struct r_anchor *a, double v)
+{
+	return a->floor + (100.0 - a->floor) * rate_linear(v, a->good, a->bad) / 100.0;
+}
+
+/* a strictly better than b: by score, then (same anchors' direction) by value; never is worst */
+static int better(const struct ev_use *a, const struct ev_use *b)
 {
 	if (a->never || b->never)
 		return !a->never && b->never;
+	if (a->score != b->score)
+		return a->score > b->score;
+	if (!a->has_value || !b->has_value)
+		return a->has_value && !b->has_value;
+	int lower_better = a->anchor->good < a->anchor->bad;
 	return lower_better ? a->value < b->value : a->value > b->value;
 }
 
-static void score_figure(const struct rate_input *in, struct item_res *ir)
+static const struct ev_use *aggregate(const struct item_res *ir, int full_only)
+{
+	const struct ev_use *pick = NULL;
+	for (size_t i = 0; i < ir->nuses; i++) {
+		const struct ev_use *u = &ir->uses[i];
+		if (!u->counted || (full_only && u->quick))
+			continue;
+		if (!pick || (ir->it->agg == AGG_BEST ? better(u, pick) : better(pick, u)))
+			pick = u;
+	}
+	return pick;
+}
+
+static void score_figure(const struct rate_input *in, const struct rate_result *out, struct item_res *ir)
 {
 	const struct r_item *it = ir->it;
-	int lower_better = it->good < it->bad;
-	size_t nval = 0, nskip = 0, nnone = 0;
-	collect_rows(in, ir);
+	size_t nval = 0, nskip = 0, nnone = 0, nplat = 0;
+	const char *unknown_platform = NULL;
+	const struct ev_bound *derived = it->has_numerator ? ev_bound_of(NULL, it->unit) : NULL;
+	collect_rows(in, out, ir);
 	for (size_t i = 0; i < ir->nuses; i++) {
 		struct ev_use *u = &ir->uses[i];
 		const struct ev_row *r = u->row;
-		if (r->status == ST_SKIP || r->status == ST_ERROR) {
+		if (u->malformed)
+			continue;
+		const char *plat;
+		u->anchor = anchor_for(it, r, &plat);
+		if (!u->anchor) {
+			nplat++;
+			unknown_platform = plat;
+			continue;
+		}
+		double raw = 0;
+		char why[160];
+		int got = it->from == FROM_EVENT ? event_offset(r->doc->root, it->event, &raw)
+						 : ev_figure(figure_root(it, r), it->path, it->has_numerator ? NULL : it->unit,
+							     &raw, why, sizeof why) == EVV_OK;
+		if (r->status == ST_ERROR || (r->status == ST_SKIP && got)) {
+			/* the probe broke, or a value stands beside a verdict that did not judge it */
 			nskip++;
 			continue;
 		}
-		double raw;
-		int got = it->from == FROM_ROW	    ? ev_number(r->json, it->path, &raw)
-			  : it->from == FROM_DOCUMENT ? ev_number(r->doc->root, it->path, &raw)
-						      : event_offset(r->doc->root, it->event, &raw);
 		if (got && it->has_numerator) {
-			if (raw <= 0) {
-				u->never = 2; /* nothing completes at a rate of zero */
-			} else {
-				raw = it->numerator / raw;
-			}
+			double d = raw > 0 ? it->numerator / raw : INFINITY;
+			if (!isfinite(d) || (derived && d > derived->hi))
+				u->never = 2; /* nothing completes at a rate of zero, or within the bound */
+			else
+				raw = d;
 		}
+		double tmp;
 		if (got && !u->never) {
 			u->has_value = 1;
 			u->value = raw;
+			u->score = anchor_score(u->anchor, raw);
 		} else if (!got && r->status == ST_FAIL && it->fail_is_never) {
 			u->never = 1;
+		} else if (!got && r->status != ST_FAIL && u->anchor->has_absent &&
+			   ev_number(r->doc->root, u->anchor->absent_if, &tmp)) {
+			u->absent = 1;
+			u->score = u->anchor->absent_score;
+		} else if (r->status == ST_SKIP) {
+			nskip++;
+			continue;
 		}
-		if (u->has_value || u->never) {
+		if (u->has_value || u->never || u->absent) {
 			u->counted = 1;
 			nval++;
 		} else {
@@ -298,33 +399,41 @@ static void score_figure(const struct rate_input *in, struct item_res *ir)
 			if (nnone)
 				sb_addf(&sb, ", %zu without %s%s", nnone, it->from == FROM_EVENT ? "event " : "",
 					it->from == FROM_EVENT ? it->event : it->path);
+			if (nplat)
+				sb_addf(&sb, ", %zu on platform '%s' (no anchors in the rubric)", nplat, unknown_platform);
 		}
+		add_not_scored(&sb, ir);
 		ir->detail = sb_detach(&sb);
 		return;
 	}
-	/* aggregate: worst or best; "never" is the worst of all */
-	const struct ev_use *pick = NULL;
-	for (size_t i = 0; i < ir->nuses; i++) {
-		const struct ev_use *u = &ir->uses[i];
-		if (!u->counted)
-			continue;
-		if (!pick || (it->agg == AGG_BEST ? better(u, pick, lower_better) : better(pick, u, lower_better)))
-			pick = u;
-	}
+	const struct ev_use *pick = aggregate(ir, 0);
+	ir->gp = aggregate(ir, 1);
 	ir->has_evidence = 1;
 	ir->value_row = pick->row;
+	ir->anchor = pick->anchor;
 	ir->never = pick->never;
-	ir->has_value = !pick->never;
+	ir->absent = pick->absent;
+	ir->has_value = pick->has_value;
 	ir->value = pick->value;
-	ir->score = pick->never ? 0 : rate_linear(pick->value, it->good, it->bad);
+	ir->score = pick->never ? 0 : pick->score;
 	if (pick->never)
 		sb_addf(&sb, "never (%s on %s: %s)", pick->row->id, pick->row->host ? pick->row->host : "?",
 			pick->never == 2 ? "a rate of 0" : "FAIL without the figure");
+	else if (pick->absent)
+		sb_addf(&sb, "%s (%s on %s)", pick->anchor->absent_why ? pick->anchor->absent_why : "absent", pick->row->id,
+			pick->row->host ? pick->row->host : "?");
 	else
-		sb_addf(&sb, "%.4g%s%s", pick->value, it->unit ? " " : "", unit_of(it));
+		sb_addf(&sb, "%.6g%s%s", pick->value, it->unit ? " " : "", unit_of(it));
 	if (nval > 1)
 		sb_addf(&sb, " (%s of %zu)", it->agg == AGG_BEST ? "best" : "worst", nval);
-	sb_addf(&sb, "; good %g, bad %g", it->good, it->bad);
+	if (pick->anchor->platform)
+		sb_addf(&sb, "; %s: good %g, bad %g", pick->anchor->platform, pick->anchor->good, pick->anchor->bad);
+	else
+		sb_addf(&sb, "; good %g, bad %g", pick->anchor->good, pick->anchor->bad);
+	if (pick->anchor->floor > 0)
+		sb_addf(&sb, ", floor %g", pick->anchor->floor);
+	item_confidence(in->rb, ir);
+	add_not_scored(&sb, ir);
 	ir->detail = sb_detach(&sb);
 }
 
@@ -390,6 +499,7 @@ static void score_attest(const struct rate_input *in, struct item_res *ir)
 		}
 		if (s >= 0 && (!ir->has_evidence || s > ir->score)) {
 			ir->has_evidence = 1;
+			ir->confidence = 1;
 			ir->score = s;
 			ir->att = av;
 		}
@@ -429,11 +539,11 @@ static void add_host(struct strbuf *sb, const char *host, int *n)
 	(*n)++;
 }
 
-static void dq_rows(const struct rate_input *in, struct dq_res *q)
+static void dq_rows(const struct rate_input *in, const struct rate_result *out, struct dq_res *q)
 {
 	const struct r_disq *d = q->d;
 	struct strbuf hit = STRBUF_INIT;
-	size_t judged = 0, skipped = 0, applied = 0;
+	size_t judged = 0, skipped = 0, applied = 0, malformed = 0;
 	int nh = 0;
 	const char *first_id = NULL;
 	enum status first_st = ST_FAIL;
@@ -441,6 +551,10 @@ static void dq_rows(const struct rate_input *in, struct dq_res *q)
 		const struct ev_row *r = &in->ev->rows[i];
 		if ((in->active && !in->active[i]) || !row_matches(NULL, d->rows, d->nrows, r->id))
 			continue;
+		if (out->row_bad[i]) {
+			malformed++;
+			continue;
+		}
 		if (r->status == ST_SKIP || r->status == ST_ERROR) {
 			skipped++;
 			continue;
@@ -465,8 +579,10 @@ static void dq_rows(const struct rate_input *in, struct dq_res *q)
 				   d->on_status[ST_WARN] ? "WARN or FAIL" : "FAIL");
 	} else {
 		q->state = DQS_NOT_ASSESSED;
-		q->why = skipped ? xasprintf("%s: %zu row%s, none graded (SKIP/ERROR)", g, skipped, skipped == 1 ? "" : "s")
-				 : xasprintf("no %s row in the evidence", g);
+		q->why = malformed ? xasprintf("%s: %zu row%s with malformed evidence, none graded", g, malformed,
+					       malformed == 1 ? "" : "s")
+			 : skipped ? xasprintf("%s: %zu row%s, none graded (SKIP/ERROR)", g, skipped, skipped == 1 ? "" : "s")
+				   : xasprintf("no %s row in the evidence", g);
 	}
 	free(g);
 	sb_free(&hit);
@@ -559,14 +675,14 @@ static void seen_add(struct gpu_seen **s, size_t *n, const char *key, const char
 	(*n)++;
 }
 
-static void dq_gpus(const struct rate_input *in, struct dq_res *q)
+static void dq_gpus(const struct rate_input *in, const struct rate_result *out, struct dq_res *q)
 {
 	const struct r_disq *d = q->d;
 	struct gpu_seen *seen = NULL;
 	size_t n = 0;
 	for (size_t i = 0; i < in->ev->nrows; i++) {
 		const struct ev_row *r = &in->ev->rows[i];
-		if ((in->active && !in->active[i]) || !row_matches(NULL, d->rows, d->nrows, r->id) ||
+		if ((in->active && !in->active[i]) || !row_matches(NULL, d->rows, d->nrows, r->id) || out->row_bad[i] ||
 		    r->status == ST_SKIP || r->status == ST_ERROR || !r->observed)
 			continue;
 		char *where = xasprintf("%s on %s", r->id, r->host ? r->host : "?");
@@ -642,10 +758,14 @@ void gp_assume_from_rubric(struct gp_assume *a, const struct rubric *rb, const s
 	a->currency = c ? json_string_value(c->value) : NULL;
 }
 
-static const struct item_res *gp_figure(const struct rate_result *r, enum gp_fig f)
+/* The figure a goodput cause uses: the first item named in the rubric
+ * with a figure from full-mode rows (*use); else the first with any
+ * evidence, so that the line can say why it is not counted. */
+static const struct item_res *gp_figure(const struct rate_result *r, enum gp_fig f, const struct ev_use **use)
 {
 	const struct r_goodput *g = &r->rb->gp;
-	const struct item_res *first = NULL;
+	const struct item_res *first = NULL, *held = NULL;
+	*use = NULL;
 	for (size_t i = 0; i < g->nfigs[f]; i++) {
 		size_t c, k;
 		if (!rubric_item(r->rb, g->figs[f][i], &c, &k))
@@ -653,15 +773,34 @@ static const struct item_res *gp_figure(const struct rate_result *r, enum gp_fig
 		const struct item_res *ir = &r->cats[c].items[k];
 		if (!first)
 			first = ir;
-		if (ir->has_value || ir->never)
+		if (ir->gp && (ir->gp->has_value || ir->gp->never)) {
+			*use = ir->gp;
 			return ir;
+		}
+		if (!held && ir->has_evidence)
+			held = ir;
 	}
-	return first;
+	return held ? held : first;
 }
 
-static int fig_ok(const struct item_res *ir)
+/* Why a figure with evidence does not become a number of GPU-hours (NULL:
+ * it does, or there is none): a quick run's figure is not counted; a
+ * figure scored as absent (an NVL72 tray isolated and not returned) is a
+ * loss without a bound. */
+static char *gp_held(const struct item_res *ir, const struct ev_use *use)
 {
-	return ir && (ir->has_value || ir->never);
+	if (use || !ir || !ir->has_evidence)
+		return NULL;
+	if (ir->absent)
+		return xasprintf("%s: %s; its GPUs stay out until it is replaced, so the loss has no bound (the score "
+				 "counts it as meeting the bar)",
+				 ir->anchor->platform ? ir->anchor->platform : ir->it->id,
+				 ir->anchor->absent_why ? ir->anchor->absent_why : "scored as absent");
+	if (ir->quick)
+		return xasprintf("%s came from a quick run (%s on %s, mode quick): a smoke test's figure is not counted "
+				 "as lost GPU-hours",
+				 ir->it->id, ir->value_row->id, ir->value_row->host ? ir->value_row->host : "?");
+	return NULL;
 }
 
 static void goodput(struct rate_result *r)
@@ -674,41 +813,51 @@ static void goodput(struct rate_result *r)
 		l->cause = (enum gp_cause)c;
 		l->state = GPS_NOT_MEASURED;
 	}
-	const struct item_res *imp = gp_figure(r, GPF_IMPORT), *ml = gp_figure(r, GPF_MODEL_LOAD),
-			      *det = gp_figure(r, GPF_DETECT), *rec = gp_figure(r, GPF_RECOVERY),
-			      *deg = gp_figure(r, GPF_DEGRADATION);
-	const struct item_res *start[2] = { imp, ml };
+	const struct ev_use *u[GPF__COUNT];
+	const struct item_res *f[GPF__COUNT];
+	for (int i = 0; i < GPF__COUNT; i++)
+		f[i] = gp_figure(r, (enum gp_fig)i, &u[i]);
+	static const enum gp_cause cause_of[GPF__COUNT] = { GPC_IMPORT, GPC_MODEL_LOAD, GPC_DETECT, GPC_RECOVERY,
+							    GPC_STORAGE };
+	for (int i = 0; i < GPF__COUNT; i++) {
+		struct gp_line *l = &r->gp[cause_of[i]];
+		l->fig[0] = f[i];
+		l->use[0] = u[i];
+		if ((l->note = gp_held(f[i], u[i])))
+			l->state = f[i]->absent ? GPS_UNBOUNDED : GPS_NOT_COUNTED;
+	}
+	const enum gp_fig starts[2] = { GPF_IMPORT, GPF_MODEL_LOAD };
 	for (int i = 0; i < 2; i++) {
+		const struct ev_use *s = u[starts[i]];
 		struct gp_line *l = &r->gp[i == 0 ? GPC_IMPORT : GPC_MODEL_LOAD];
-		l->fig[0] = start[i];
-		if (!fig_ok(start[i]))
+		if (!s)
 			continue;
-		if (start[i]->never) {
+		if (s->never) {
 			l->state = GPS_UNBOUNDED;
 			l->note = xstrdup("never completed");
 			continue;
 		}
 		l->state = GPS_MEASURED;
-		l->hours = a[GPA_JOB_STARTS] * days * start[i]->value * a[GPA_GPUS] / 3600.0;
-		l->inputs = xasprintf("%g x %.2f x %.4g s x %g / 3600", a[GPA_JOB_STARTS], days, start[i]->value,
-				      a[GPA_GPUS]);
+		l->hours = a[GPA_JOB_STARTS] * days * s->value * a[GPA_GPUS] / 3600.0;
+		l->inputs = xasprintf("%g x %.2f x %.4g s x %g / 3600", a[GPA_JOB_STARTS], days, s->value, a[GPA_GPUS]);
 	}
 	struct gp_line *ld = &r->gp[GPC_DETECT], *lr = &r->gp[GPC_RECOVERY];
-	ld->fig[0] = det;
-	lr->fig[0] = rec;
-	lr->fig[1] = det;
-	if (fig_ok(det) && det->never) {
+	const struct ev_use *det = u[GPF_DETECT], *rec = u[GPF_RECOVERY];
+	lr->fig[1] = f[GPF_DETECT];
+	lr->use[1] = det;
+	if (det && det->never) {
 		ld->state = GPS_UNBOUNDED;
 		ld->note = xstrdup("the injected fault was never detected: GPUs stay lost until someone notices");
-	} else if (fig_ok(det)) {
+	} else if (det) {
 		ld->state = GPS_MEASURED;
 		ld->hours = a[GPA_FAILURES] * det->value * a[GPA_GPUS_PER_NODE] / 3600.0;
 		ld->inputs = xasprintf("%g x %.4g s x %g / 3600", a[GPA_FAILURES], det->value, a[GPA_GPUS_PER_NODE]);
 	}
-	if (fig_ok(rec) && rec->never) {
+	if (rec && rec->never) {
 		lr->state = GPS_UNBOUNDED;
+		free(lr->note);
 		lr->note = xstrdup("the node never came back into service within the observation");
-	} else if (fig_ok(rec) && ld->state != GPS_UNBOUNDED) {
+	} else if (rec && ld->state != GPS_UNBOUNDED) {
 		double d = ld->state == GPS_MEASURED ? det->value : 0;
 		double span = rec->value - d;
 		if (span < 0)
@@ -719,12 +868,12 @@ static void goodput(struct rate_result *r)
 				       a[GPA_GPUS_PER_NODE]);
 		if (ld->state != GPS_MEASURED)
 			lr->note = xstrdup("detection not measured separately: the whole time to recovery is counted here");
-	} else if (fig_ok(rec)) {
+	} else if (rec) {
 		lr->note = xstrdup("not computed: detection never happened");
 	}
 	struct gp_line *ls = &r->gp[GPC_STORAGE];
-	ls->fig[0] = deg;
-	if (fig_ok(deg) && !deg->never) {
+	const struct ev_use *deg = u[GPF_DEGRADATION];
+	if (deg && !deg->never) {
 		double pct = deg->value < 0 ? 0 : deg->value;
 		ls->state = GPS_MEASURED;
 		ls->hours = pct / 100.0 * a[GPA_STORAGE_FRACTION] * a[GPA_GPUS] * a[GPA_HOURS];
@@ -750,6 +899,56 @@ static void goodput(struct rate_result *r)
 	r->gp_money = r->as.set[GPA_PRICE] ? r->gp_hours * a[GPA_PRICE] : 0;
 }
 
+/* ---- malformed evidence ------------------------------------------------------ */
+
+static void add_bad(struct rate_result *out, const struct ev_row *r, size_t idx, char *path, char *why)
+{
+	out->bad = xrealloc(out->bad, (out->nbad + 1) * sizeof *out->bad);
+	out->bad[out->nbad].row = r;
+	out->bad[out->nbad].path = path;
+	out->bad[out->nbad].why = why;
+	out->row_bad[idx] = why;
+	out->nbad++;
+}
+
+/* Every row that holds malformed evidence: what the loader found in its
+ * observed fields, and what the figure items read for it (a document-level
+ * path such as an inject timeline's times, or a figure without a unit
+ * suffix). Such a row is not scored anywhere: its verdict rests on it. */
+static void find_malformed(const struct rate_input *in, struct rate_result *out)
+{
+	const struct ev_set *s = in->ev;
+	out->row_bad = xcalloc(s->nrows + 1, sizeof *out->row_bad);
+	for (size_t i = 0; i < s->nrows; i++) {
+		const struct ev_row *r = &s->rows[i];
+		if (in->active && !in->active[i])
+			continue;
+		if (r->malformed) {
+			const char *sep = strstr(r->malformed, ": ");
+			add_bad(out, r, i, sep ? xstrndup(r->malformed, (size_t)(sep - r->malformed)) : xstrdup("observed"),
+				xstrdup(sep ? sep + 2 : r->malformed));
+			continue;
+		}
+		for (size_t c = 0; c < RATE_NCAT && !out->row_bad[i]; c++)
+			for (size_t k = 0; k < in->rb->cats[c].nitems && !out->row_bad[i]; k++) {
+				const struct r_item *it = &in->rb->cats[c].items[k];
+				if (it->kind != IK_FIGURE || it->from == FROM_EVENT ||
+				    !row_matches(it, it->rows, it->nrows, r->id))
+					continue;
+				char why[160];
+				double d;
+				if (ev_figure(figure_root(it, r), it->path, it->has_numerator ? NULL : it->unit, &d, why,
+					      sizeof why) == EVV_MALFORMED) {
+					add_bad(out, r, i, xstrdup(it->path), xstrdup(why));
+				} else if (it->platform_path && ev_get(r->doc->root, it->platform_path) &&
+					   !json_is_string(ev_get(r->doc->root, it->platform_path)) &&
+					   !json_is_null(ev_get(r->doc->root, it->platform_path))) {
+					add_bad(out, r, i, xstrdup(it->platform_path), xstrdup("not a platform name (a string)"));
+				}
+			}
+	}
+}
+
 /* ---- the whole ----------------------------------------------------------- */
 
 void rate_compute(const struct rate_input *in, struct rate_result *out)
@@ -759,33 +958,35 @@ void rate_compute(const struct rate_input *in, struct rate_result *out)
 	out->rb = rb;
 	out->att = in->att;
 	out->as = in->as;
+	find_malformed(in, out);
 	double wsum = 0, wev = 0, ssum = 0, csum = 0;
 	for (size_t c = 0; c < RATE_NCAT; c++) {
 		const struct r_category *cat = &rb->cats[c];
 		struct cat_res *cr = &out->cats[c];
 		cr->c = cat;
 		cr->items = xcalloc(cat->nitems, sizeof *cr->items);
-		double iw = 0, iwev = 0, isum = 0;
+		double iw = 0, iwev = 0, isum = 0, iconf = 0;
 		int measured = 0;
 		for (size_t i = 0; i < cat->nitems; i++) {
 			struct item_res *ir = &cr->items[i];
 			ir->it = &cat->items[i];
 			switch (ir->it->kind) {
-			case IK_CHECKS: score_checks(in, ir); break;
-			case IK_FIGURE: score_figure(in, ir); break;
+			case IK_CHECKS: score_checks(in, out, ir); break;
+			case IK_FIGURE: score_figure(in, out, ir); break;
 			case IK_ATTEST: score_attest(in, ir); break;
 			}
 			iw += ir->it->weight;
 			if (ir->has_evidence) {
 				measured |= ir->it->kind != IK_ATTEST;
 				iwev += ir->it->weight;
+				iconf += ir->it->weight * ir->confidence;
 				isum += ir->it->weight * ir->score;
 				cr->counted++;
 			} else {
 				cr->missing++;
 			}
 		}
-		cr->confidence = iw > 0 ? iwev / iw : 0;
+		cr->confidence = iw > 0 ? iconf / iw : 0;
 		if (iwev > 0) {
 			cr->has_score = 1;
 			cr->score = isum / iwev;
@@ -856,13 +1057,23 @@ void rate_compute(const struct rate_input *in, struct rate_result *out)
 		struct dq_res *q = &out->dq[i];
 		q->d = &rb->dq[i];
 		switch (q->d->kind) {
-		case DQ_ROWS: dq_rows(in, q); break;
+		case DQ_ROWS: dq_rows(in, out, q); break;
 		case DQ_ATTEST_ALL_FALSE:
 		case DQ_ATTEST_ANY_TRUE: dq_attest(in, q); break;
-		case DQ_GPU_GENERATION: dq_gpus(in, q); break;
+		case DQ_GPU_GENERATION: dq_gpus(in, out, q); break;
 		}
 		if (q->state == DQS_APPLIED && out->tier != TIER_UNAVAILABLE && q->d->cap > out->tier)
 			out->tier = q->d->cap;
+	}
+	/* what fixing each one would give: the uncapped tier under the other caps */
+	for (size_t i = 0; i < out->ndq; i++) {
+		if (out->dq[i].state != DQS_APPLIED)
+			continue;
+		enum tier t = out->uncapped;
+		for (size_t j = 0; j < out->ndq; j++)
+			if (j != i && out->dq[j].state == DQS_APPLIED && t != TIER_UNAVAILABLE && out->dq[j].d->cap > t)
+				t = out->dq[j].d->cap;
+		out->dq[i].would = t;
 	}
 	goodput(out);
 }
@@ -888,5 +1099,11 @@ void rate_result_free(struct rate_result *r)
 		free(r->gp[c].note);
 	}
 	free(r->tier_reason);
+	for (size_t i = 0; i < r->nbad; i++) {
+		free(r->bad[i].path);
+		free(r->bad[i].why);
+	}
+	free(r->bad);
+	free(r->row_bad);
 	memset(r, 0, sizeof *r);
 }

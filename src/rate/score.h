@@ -27,17 +27,31 @@ struct ev_use {
 	int counted;   /* graded status (checks) or a figure value (figures) */
 	int has_value; /* figures: value read */
 	int never;     /* figures: a FAIL without the figure, counted as never */
+	int absent;    /* figures: no value, the anchor's absent_score applies */
 	double value;  /* after the numerator transform */
+	double score;  /* figures: this row's score against its anchors */
+	const struct r_anchor *anchor; /* figures: the anchors that applied (its platform's) */
+	const char *malformed;	       /* the row holds malformed evidence: not scored (why) */
+	int quick;		       /* measured in quick mode */
 };
 
 struct item_res {
 	const struct r_item *it;
 	int has_evidence;
 	double score;  /* 0..100 when has_evidence */
+	/* 0..1: how much of the item's weight counts toward confidence: 1 for
+	 * full evidence, the rubric's quick factor for rows measured in quick
+	 * mode (the mean over the rows counted); 0 without evidence */
+	double confidence;
 	int has_value; /* figures: the aggregate */
 	int never;
+	int absent; /* figures: scored as absent (its anchor's absent_score) */
 	double value;
 	const struct ev_row *value_row; /* the row the aggregate came from */
+	const struct r_anchor *anchor;	/* figures: the anchors of that row */
+	const struct ev_use *gp;	/* figures: the same aggregate over full-mode rows only (goodput) */
+	size_t quick;			/* rows counted that were measured in quick mode */
+	size_t nmalformed;		/* rows not scored: malformed evidence */
 	struct ev_use *uses;
 	size_t nuses;
 	const struct att_value *att; /* attestation: the field that scored (best of fields) */
@@ -57,6 +71,14 @@ struct dq_res {
 	const struct r_disq *d;
 	enum dq_state state;
 	char *why;
+	enum tier would; /* applied: the tier without this one (the other applied caps still hold) */
+};
+
+/* A row that holds malformed evidence: named, never scored. */
+struct rate_bad {
+	const struct ev_row *row;
+	char *path; /* where in the row or its document ("observed.cold_s", "timeline.times.detect_s") */
+	char *why;
 };
 
 /* Goodput assumptions: rubric defaults, replaced by flags (and the price by
@@ -72,7 +94,9 @@ struct gp_assume {
 extern const char *const gp_asm_names[GPA__COUNT];
 void gp_assume_from_rubric(struct gp_assume *a, const struct rubric *rb, const struct attest *att);
 
-enum gp_state { GPS_MEASURED, GPS_NOT_MEASURED, GPS_UNBOUNDED };
+/* GPS_NOT_COUNTED: a figure exists but may not become a loss (it came
+ * from a quick run only, or the anchors scored it as absent) */
+enum gp_state { GPS_MEASURED, GPS_NOT_MEASURED, GPS_UNBOUNDED, GPS_NOT_COUNTED };
 enum gp_cause { GPC_IMPORT, GPC_MODEL_LOAD, GPC_DETECT, GPC_RECOVERY, GPC_STORAGE, GPC__COUNT };
 struct gp_line {
 	enum gp_cause cause;
@@ -80,6 +104,7 @@ struct gp_line {
 	double hours, pct; /* GPU-hours per month, % of the month's rent */
 	double money;	   /* when the price is known */
 	const struct item_res *fig[2];
+	const struct ev_use *use[2]; /* the rows the figures came from (NULL: none) */
 	char *inputs; /* the formula with its numbers */
 	char *note;   /* may be NULL */
 };
@@ -103,6 +128,9 @@ struct rate_result {
 	double gp_hours, gp_pct, gp_money;
 	int gp_lower_bound; /* some cause unbounded or not measured */
 	int gp_measured;    /* how many causes had a figure */
+	struct rate_bad *bad; /* rows holding malformed evidence, in load order */
+	size_t nbad;
+	const char **row_bad; /* per row of the set: NULL, or the why of its bad entry */
 };
 
 struct rate_input {

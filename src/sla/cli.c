@@ -6,6 +6,7 @@
 #include "report.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/policyfile.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
 #include "core/yamljson.h"
@@ -311,6 +312,14 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 		return NULL;
 	}
 	char *err = NULL;
+	/* the schema first (core/policyfile.h), then the loader's own checks */
+	if ((*rc = policy_validate(doc, "sla-levels", path, &err)) != 0) {
+		fprintf(stderr, "cmax sla: bad levels file: %s\n", err);
+		free(err);
+		free(path);
+		json_decref(doc);
+		return NULL;
+	}
 	struct sla_policy *p = sla_policy_from_json(doc, path, &err);
 	const char *def = json_string_value(json_object_get(doc, "default_level"));
 	free(path);
@@ -349,6 +358,13 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 	}
 	json_t *ld = load_doc(*level, "level", rc);
 	if (!ld) {
+		sla_policy_free(p);
+		return NULL;
+	}
+	if ((*rc = policy_validate(ld, "sla-level", *level, &err)) != 0) {
+		fprintf(stderr, "cmax sla: bad level file: %s\n", err);
+		free(err);
+		json_decref(ld);
 		sla_policy_free(p);
 		return NULL;
 	}

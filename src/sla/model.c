@@ -4,6 +4,7 @@
 #include "core/strbuf.h"
 
 #include <ctype.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -103,12 +104,89 @@ void sla_note(struct sla_parse *p, const char *source, const char *fmt, ...)
 
 void sla_seen(struct sla_parse *p, sla_ms t)
 {
-	if (t == SLA_NOTIME || t == SLA_OPEN)
+	if (t == SLA_NOTIME || t == SLA_OPEN || sla_time_insane(t))
 		return;
 	if (p->first == SLA_NOTIME || t < p->first)
 		p->first = t;
 	if (p->last == SLA_NOTIME || t > p->last)
 		p->last = t;
+}
+
+/* ---- malformed records ---- */
+
+const char *sla_time_insane(sla_ms t)
+{
+	if (t == SLA_NOTIME || t == SLA_OPEN)
+		return NULL;
+	if (t < SLA_SANE_FROM)
+		return "before 2000-01-01 (a clock that was never set, or a corrupted time)";
+	if (t >= SLA_SANE_TO)
+		return "in 2100 or later (a typo in the year, or a corrupted time)";
+	return NULL;
+}
+
+const char *sla_secs_insane(double v, double lo, double hi)
+{
+	if (!isfinite(v))
+		return "not a finite number";
+	if (v < lo)
+		return lo == 0 ? "negative" : "below the range a record can hold";
+	if (v > hi)
+		return "beyond the range a record can hold";
+	return NULL;
+}
+
+static void event_release(struct sla_event *x)
+{
+	free(x->node);
+	free(x->cluster);
+	free(x->state);
+	free(x->reason);
+	free(x->user);
+	free(x->source);
+	free(x->end_source);
+	free(x->note);
+}
+
+size_t sla_drop_insane(struct sla_parse *p, size_t first)
+{
+	struct sla_events *e = p->out;
+	size_t kept = first, dropped = 0;
+	char *last_src = NULL;
+	for (size_t i = first; i < e->n; i++) {
+		struct sla_event *x = &e->v[i];
+		char a[40], b[40], why[200] = "";
+		const char *ws = sla_time_insane(x->start), *we = sla_time_insane(x->end);
+		sla_time_fmt(x->start, a, sizeof a);
+		sla_time_fmt(x->end, b, sizeof b);
+		if (ws)
+			snprintf(why, sizeof why, "start %s is %s", a, ws);
+		else if (we)
+			snprintf(why, sizeof why, "end %s is %s", b, we);
+		else if (x->end != SLA_OPEN && x->end < x->start)
+			snprintf(why, sizeof why, "end %s is before start %s", b, a);
+		else if (x->end != SLA_OPEN && x->end - x->start > SLA_MAX_INTERVAL_MS)
+			snprintf(why, sizeof why, "%s to %s is longer than ten years: not a record of one outage", a, b);
+		if (!*why) {
+			if (kept != i)
+				e->v[kept] = *x;
+			kept++;
+			continue;
+		}
+		/* one record can give several events (a host list): list it once */
+		if (!last_src || strcmp(last_src, x->source)) {
+			sla_bad(p, x->source, "%s%s%s: malformed, not counted", *x->node ? x->node : "", *x->node ? ": " : "", why);
+			if (p->used > 0)
+				p->used--;
+			free(last_src);
+			last_src = xstrdup(x->source);
+		}
+		event_release(x);
+		dropped++;
+	}
+	free(last_src);
+	e->n = kept;
+	return dropped;
 }
 
 /* ---- names ---- */
@@ -334,16 +412,22 @@ enum sla_format sla_detect(const char *buf, size_t len, const char **why)
 
 int sla_parse_buffer(enum sla_format f, const char *buf, size_t len, struct sla_parse *p, char **err)
 {
+	size_t first = p->out->n;
+	int rc;
 	switch (f) {
-	case SF_SACCTMGR: return sla_parse_sacctmgr(buf, len, p, err);
-	case SF_SLURMCTLD: return sla_parse_slurmctld(buf, len, p, err);
-	case SF_K8S_EVENTS: return sla_parse_k8s_events(buf, len, p, err);
-	case SF_K8S_NODES: return sla_parse_k8s_nodes(buf, len, p, err);
-	case SF_TIMELINE: return sla_parse_timeline(buf, len, p, err);
-	case SF_CSV: return sla_parse_csv(buf, len, p, err);
-	case SF_JSON: return sla_parse_json(buf, len, p, err);
+	case SF_SACCTMGR: rc = sla_parse_sacctmgr(buf, len, p, err); break;
+	case SF_SLURMCTLD: rc = sla_parse_slurmctld(buf, len, p, err); break;
+	case SF_K8S_EVENTS: rc = sla_parse_k8s_events(buf, len, p, err); break;
+	case SF_K8S_NODES: rc = sla_parse_k8s_nodes(buf, len, p, err); break;
+	case SF_TIMELINE: rc = sla_parse_timeline(buf, len, p, err); break;
+	case SF_CSV: rc = sla_parse_csv(buf, len, p, err); break;
+	case SF_JSON: rc = sla_parse_json(buf, len, p, err); break;
 	default:
 		*err = xstrdup("no format");
 		return -1;
 	}
+	/* every format's records pass the same test, whatever its parser checked */
+	if (rc == 0)
+		sla_drop_insane(p, first);
+	return rc;
 }

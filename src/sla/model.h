@@ -81,7 +81,28 @@ void sla_parse_init(struct sla_parse *p, const char *file, struct sla_events *ou
 void sla_parse_release(struct sla_parse *p);
 void sla_bad(struct sla_parse *p, const char *source, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void sla_note(struct sla_parse *p, const char *source, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-void sla_seen(struct sla_parse *p, sla_ms t);	/* widen first/last */
+void sla_seen(struct sla_parse *p, sla_ms t);	/* widen first/last (a time out of range never does) */
+
+/* ---- malformed records ----
+ * A history record is a measurement of a real cluster only when its times
+ * could be: a node record before 2000 or from 2100 on is a clock that was
+ * never set (1970), a typo in the year or a corrupted field; an interval
+ * that ends before it starts did not happen; one longer than ten years is
+ * longer than any GPU cluster has run. Such records are malformed: listed
+ * with the reason, never counted. Declared bounds (docs/sla.md, "Malformed
+ * records"): no method figure is at stake, only what a record can mean. */
+#define SLA_SANE_FROM 946684800000LL		/* 2000-01-01T00:00:00Z */
+#define SLA_SANE_TO 4102444800000LL		/* 2100-01-01T00:00:00Z */
+#define SLA_MAX_INTERVAL_MS (3653LL * 86400000LL) /* ten years */
+/* NULL when t can be a record's time (SLA_NOTIME and SLA_OPEN are not times: NULL). */
+const char *sla_time_insane(sla_ms t);
+/* Seconds (a timeline's epoch_s, observed_s): NULL when finite and within
+ * [lo, hi], else why (static). */
+const char *sla_secs_insane(double v, double lo, double hi);
+/* After a parser ran: its events (from index first on) whose times are out
+ * of range, that end before they start or last longer than ten years are
+ * listed as malformed (with their record) and removed. Returns how many. */
+size_t sla_drop_insane(struct sla_parse *p, size_t first);
 
 enum sla_format {
 	SF_UNKNOWN, SF_SACCTMGR, SF_SLURMCTLD, SF_K8S_EVENTS, SF_K8S_NODES, SF_TIMELINE, SF_CSV, SF_JSON,

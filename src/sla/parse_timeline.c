@@ -80,7 +80,18 @@ static int inject(const json_t *doc, struct sla_parse *p, char **err)
 			x->end_source = sla_src_ptr(p, "/timeline/events/%ld", i_ret);
 			p->used += 2;
 		} else {
-			double obs = json_number_value(json_object_get(json_object_get(tl, "times"), "observed_s"));
+			const json_t *ov = json_object_get(json_object_get(tl, "times"), "observed_s");
+			double obs = json_number_value(ov);
+			/* how long the run watched: a duration of one run, at most the ten years any record may span */
+			const char *insane = json_is_number(ov) ? sla_secs_insane(obs, 0, SLA_MAX_INTERVAL_MS / 1000.0) : NULL;
+			if (insane) {
+				char *osrc = sla_src_ptr(p, "/timeline/times/observed_s");
+				sla_bad(p, osrc, "observed_s %.6g is %s: malformed, the interval is not counted", obs, insane);
+				free(osrc);
+				free(src);
+				free(reason);
+				return 0;
+			}
 			sla_ms end = t_inj != SLA_NOTIME ? t_inj + (sla_ms)llround(obs * 1000.0) : t_drn;
 			if (end < t_drn)
 				end = t_drn;
@@ -118,6 +129,14 @@ static int reboot(const json_t *doc, struct sla_parse *p, char **err)
 		if (!name || !json_is_number(ep) || json_number_value(ep) <= 0) {
 			char *src = sla_src_ptr(p, "/events/%zu", i);
 			sla_bad(p, src, "an event without a name or epoch_s");
+			free(src);
+			continue;
+		}
+		const char *insane = sla_secs_insane(json_number_value(ep), SLA_SANE_FROM / 1000.0, SLA_SANE_TO / 1000.0);
+		if (insane) {
+			char *src = sla_src_ptr(p, "/events/%zu", i);
+			sla_bad(p, src, "epoch_s %.6g is %s (a time from 2000 to 2100): malformed, not counted",
+				json_number_value(ep), insane);
 			free(src);
 			continue;
 		}

@@ -168,7 +168,9 @@ static int level_parse(const json_t *o, const char *src, struct sla_level *l, ch
 {
 	static const char *const keys[] = { "name", "title", "targets", "credits", "credit_cap_pct", "termination",
 					    "exclusions_accepted", "note", "comment", "definitions", "version",
-					    "schema", "sources", NULL };
+					    "schema", "sources",
+					    /* where the level's numbers come from (docs/provenance.md) */
+					    "basis", NULL };
 	memset(l, 0, sizeof *l);
 	const char *name = json_string_value(json_object_get(o, "name"));
 	if (!json_is_object(o) || !name || !*name) {

@@ -206,13 +206,97 @@ check "Ctrl-C: the benchmark removed its files" test -z "$(ls -A "$SCR")"
 # ---- the shipped plans ------------------------------------------------------------------------------
 check "hgx-8gpu plan validates (by name)" test "$(rc_of "$CMAX" accept hgx-8gpu --dry-run)" = 0
 check "nvl72 plan validates (by path)" test "$(rc_of "$CMAX" accept "$SRCDIR/data/accept/nvl72.yaml" --dry-run)" = 0
+M=$FX/method
 for n in hgx-8gpu nvl72; do
 	"$CMAX" accept $n --dry-run --json >"$TMP/$n.dry.json"
-	check "$n: thresholds that are the plan's choice are marked declared" \
-		test "$(grep -c 'declared: true' "$SRCDIR/data/accept/$n.yaml")" -gt 10
+	"$CMAX" accept $n --from-results "$M/good" --json >"$TMP/$n.basis.json"
+	# docs/provenance.md: a number is the method's (with its figure) or declared (with reason and revisit)
+	jcheck "$n: every numeric criterion says its basis" "$TMP/$n.basis.json" \
+		'[c["criterion"] for t in d["tests"] for c in t["criteria"] if any(b in c["criterion"] for b in (">=", "<=", " in [")) and not (isinstance(c.get("basis"), dict) and ((c["basis"]["kind"] == "method" and c["basis"].get("figure")) or (c["basis"]["kind"] == "declared" and c["basis"].get("reason") and c["basis"].get("revisit"))))]' "[]"
+	jcheck "$n: declared criteria say so in words" "$TMP/$n.basis.json" \
+		'all(c["criterion"].endswith("(declared)") == c["declared"] == ((c.get("basis") or {}).get("kind") == "declared") for t in d["tests"] for c in t["criteria"])' "True"
 done
 jcheck "hgx-8gpu: every test would run" "$TMP/hgx-8gpu.dry.json" '(len(d["tests"]), all(t["run"] for t in d["tests"]))' "(12, True)"
-jcheck "nvl72: every test would run" "$TMP/nvl72.dry.json" '(len(d["tests"]), all(t["run"] for t in d["tests"]))' "(10, True)"
+jcheck "nvl72: every test would run" "$TMP/nvl72.dry.json" '(len(d["tests"]), all(t["run"] for t in d["tests"]))' "(11, True)"
+jcheck "nvl72: the method's NVLink-off scale-out run next to the NVLink-on one" "$TMP/nvl72.dry.json" \
+	'[(t["id"], t["argv"][t["argv"].index("--nvlink") + 1]) for t in d["tests"] if "--nvlink" in t["argv"]]' \
+	"[('nccl', 'on'), ('nccl-scaleout', 'off')]"
+jcheck "hgx-8gpu: all-to-all >= 0.80 of its bound, 64 KiB latency <= 60 us, reboot back <= 600 s" "$TMP/hgx-8gpu.basis.json" \
+	'[c["criterion"].split(" (")[0] for t in d["tests"] for c in t["criteria"] if "alltoall-n*" in c["criterion"] or "event=usable" in c["criterion"]]' \
+	"['bench.net-nccl-alltoall-n* observed.busbw_line_ratio >= 0.8', 'bench.net-nccl-alltoall-n* observed.latency_64k_us <= 60', 'events[event=usable].offset_s <= 600']"
+
+# ---- the method's figures (tests/fixtures/accept/method, README there) -------------------------------------
+# good/: a result set at the method's figures; bad/CASE/: the documents that
+# differ, each a figure the method calls bad, laid over good/
+check "method: the method's good figures are ACCEPTED by hgx-8gpu: exit 0" \
+	test "$(rc_of "$CMAX" accept hgx-8gpu --from-results "$M/good" --json)" = 0
+keep method-good
+jcheck "method good: every test PASS" "$TMP/keep.method-good" '(d["verdict"]["status"], d["counts"])' \
+	"('ACCEPTED', {'PASS': 12, 'FAIL': 0, 'INCOMPLETE': 0, 'total': 12})"
+jcheck "method good: 4 x 8 all-to-all at 59.44 GB/s reads 0.92 of B x (n-1)/(n-g) (one 400G NIC per GPU)" "$TMP/keep.method-good" \
+	'[c["observed"]["value"] for t in d["tests"] if t["id"] == "nccl" for c in t["criteria"] if c["criterion"].startswith("bench.net-nccl-alltoall-n* observed.busbw_line_ratio")]' "[0.92]"
+jcheck "method good: 391 of 400 Gb/s per rail, Xid 79 detected in 61.2 s and back in 35 min, reboot back in 124 s" "$TMP/keep.method-good" \
+	'[c["observed"]["value"] for t in d["tests"] for c in t["criteria"] if t["id"] in ("rdma", "inject-xid79", "reboot") and "value" in c["observed"]]' \
+	"[0.978, 61.2, 2100.0, 124.0]"
+mkdir -p "$TMP/m"
+case_dir() { rm -rf "$TMP/m/$1"; cp -r "$M/good" "$TMP/m/$1"; cp "$M/bad/$1/"* "$TMP/m/$1/"; }
+for c in return-2h reboot-19min allgather-hang efa-latency quick-storage; do
+	case_dir $c
+	check "method bad $c: not accepted (exit 2)" test "$(rc_of "$CMAX" accept hgx-8gpu --from-results "$TMP/m/$c" --json)" = 2
+	keep "m-$c"
+done
+jcheck "method bad: an HGX node back only after 2 h fails the hour" "$TMP/keep.m-return-2h" \
+	'[(t["id"], t["status"], [c["why"] for c in t["criteria"] if c["status"] == "FAIL"][-1]) for t in d["tests"] if t["status"] != "PASS"]' \
+	"[('inject-xid79', 'FAIL', '$TMP/m/return-2h/inject-xid79.json = 7200 > 3600')]"
+jcheck "method bad: a 19 min reboot fails the declared 10 min" "$TMP/keep.m-reboot-19min" \
+	'[(t["id"], t["status"], t["summary"]) for t in d["tests"] if t["status"] != "PASS"]' \
+	"[('reboot', 'FAIL', 'events[event=usable].offset_s <= 600 (declared): $TMP/m/reboot-19min/reboot.json = 1130 > 600')]"
+jcheck "method bad: all-gather hung at 32 KiB is a FAIL of the network test" "$TMP/keep.m-allgather-hang" \
+	'[(t["id"], t["status"], [c["why"][:60] for c in t["criteria"] if c["status"] == "FAIL"]) for t in d["tests"] if t["status"] != "PASS"]' \
+	"[('nccl', 'FAIL', ['bench.net-nccl-all-gather-n32 is FAIL: HUNG at 32 KiB: all_g'])]"
+jcheck "method bad: 85.26 us at 64 KiB (EFA) fails the plan's 60 us" "$TMP/keep.m-efa-latency" \
+	'[(t["id"], t["status"], t["summary"]) for t in d["tests"] if t["status"] != "PASS"]' \
+	"[('nccl', 'FAIL', 'bench.net-nccl-alltoall-n* observed.latency_64k_us <= 60 (declared): bench.net-nccl-alltoall-n32 = 85.26 > 60')]"
+jcheck "method bad: a quick 32 MiB, 1 s storage run is INCOMPLETE where the plan asks for --full, never FAIL" "$TMP/keep.m-quick-storage" \
+	'[(t["id"], t["status"], t["summary"], t["requires"]) for t in d["tests"] if t["status"] != "PASS"]' \
+	"[('storage-sweep', 'INCOMPLETE', 'not the evidence the plan asks for: $TMP/m/quick-storage/storage-sweep.json ran in quick mode; the plan asks for --full; 8 clients asked, 1 ran', {'mode': 'full', 'clients': 8})]"
+jcheck "method bad: the quick document is named as set aside, its FAIL rows are not judged" "$TMP/keep.m-quick-storage" \
+	'[(len(t["set_aside"]), t["documents"], sorted(set(c["status"] for c in t["criteria"]))) for t in d["tests"] if t["id"] == "storage-sweep"]' \
+	"[(1, [], ['INCOMPLETE'])]"
+# the network documents are what this build's cmax bench net writes from the recordings (not stale)
+"$PY" "$FX/gen.py" "$BUILD" --nccl-to "$TMP/nccl-now.json" 2>"$TMP/gen.err"
+diag <"$TMP/gen.err"
+# (what the plan reads: ids, statuses, modes and the figures of its criteria)
+check "method: good/nccl.json is what cmax bench net writes from method/recordings today (rerun gen.py when not)" \
+	"$PY" -c 'import json,sys
+k = ("busbw_line_ratio", "latency_64k_us", "wrong", "nodes", "bound", "line_rate_gb_s")
+a, b = ([(r["id"], r["status"], r.get("mode"), [r["observed"].get(x) for x in k]) for r in json.load(open(p))["results"]] for p in sys.argv[1:])
+sys.exit(a != b and print("# now: %s\n# committed: %s" % (a, b)) is None)' "$TMP/nccl-now.json" "$M/good/nccl.json"
+# requires: beyond the args, and every unmet requirement named
+cat >"$TMP/quick.yaml" <<'EOF'
+schema: cmax.accept.plan/1
+name: quick storage against --full
+system: hgx
+acceptance_date: "2026-12-15"
+retest: {max_attempts: 1}
+tests:
+  - id: storage
+    title: "Storage sweep the plan asks to run in full"
+    args: [bench, storage, --path, /nonexistent, --full, --clients, 8, --yes]
+    duration: 1h
+    requires: {size: 1G}
+    criteria:
+      - rows: "bench.storage-seq-read-1m-direct-c*"
+        metric: observed.bw_bytes_per_s
+        aggregate: max
+        min: 3.5e9
+        basis: {kind: declared, reason: "a test plan", revisit: "never"}
+EOF
+"$CMAX" accept "$TMP/quick.yaml" --from-results "$R/storage-quick-mode.json" --json >"$TMP/quick.json"
+jcheck "requires: size as well: every unmet requirement named" "$TMP/quick.json" 'd["tests"][0]["set_aside"][0]["why"]' \
+	"ran in quick mode; the plan asks for --full; 8 clients asked, 1 ran; size per client 1G asked, 32M ran"
+"$CMAX" accept "$TMP/quick.yaml" --from-results "$M/good/storage-sweep.json" --json >"$TMP/quick-ok.json"
+jcheck "requires: a full 8-client 1 GiB sweep meets them" "$TMP/quick-ok.json" '(d["tests"][0]["status"], d["tests"][0]["set_aside"])' "('PASS', [])"
 jcheck "hgx-8gpu: detection within 2 min, return within 1 h" "$TMP/hgx-8gpu.dry.json" \
 	'[t["argv"][1:] for t in d["tests"] if t["id"] == "inject-xid79"][0][:9]' \
 	"['inject', 'xid', '79', '--node', 'gpu001', '--yes', '--platform', 'hgx', '--timeout']"
@@ -238,7 +322,7 @@ tests: [{id: a, title: t, args: [audit, --yes], duration: 1m, criteria: [{rows: 
 bad duration "tests[0].duration: '8 hours' is not a duration (e.g. 90s, 15m, 8h, 1h30m, 2d; at most 7d)" \
 	"$HDR
 tests: [{id: a, title: t, args: [audit, --yes], duration: 8 hours, criteria: [{rows: x, status: PASS}]}]"
-bad critkey "tests[0].criteria[0].threshold: unknown key (expected rows, max_status, status, count, metric, doc_metric, min, max, aggregate, skipped, min_rows, note or declared)" \
+bad critkey "tests[0].criteria[0].threshold: unknown key (expected rows, max_status, status, count, metric, doc_metric, min, max, aggregate, skipped, min_rows, note, declared or basis)" \
 	"$HDR
 tests: [{id: a, title: t, args: [audit, --yes], duration: 1m, criteria: [{rows: x, metric: a, threshold: 3}]}]"
 bad noyes "tests[0].args: needs --yes: accept runs each command without a terminal, where cmax inject would refuse to start (accept asks once for the whole plan)" \
@@ -270,9 +354,27 @@ for o in --var --only --dry-run --yes --from-results --output-dir --previous --d
 	grep -q -- "$o" "$TMP/help" || missing="$missing $o"
 done
 check "--help lists every option${missing:+ (missing:$missing)}" test -z "$missing"
+# ---- impossible evidence: named, never judged (tests/fixtures/accept/extreme.py) ---------------------------
+X=$TMP/extreme
+"$PY" "$FX/extreme.py" "$X"
+for d in "$X"/cases/*; do
+	c=${d##*/}
+	"$CMAX" accept "$X/plan.yaml" --from-results "$d" --json >"$X/out/$c.json" 2>"$X/out/$c.err"
+	echo $? >"$X/out/$c.rc"
+done
+check "extreme values (negative, -0, subnormal, +-1.8e308, +-2^63, 1e16, NaN/Infinity as strings, a boolean, a list, null): never PASS or FAIL, named as malformed" \
+	"$PY" "$FX/extreme.py" --check "$X"
+mkdir -p "$TMP/broken-doc"
+"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); [e.update(offset_s=-5.0) for e in d["events"] if e["event"] == "usable"]; json.dump(d, open(sys.argv[2], "w"))' \
+	"$M/good/reboot.json" "$TMP/broken-doc/reboot.json"
+check "a timeline that goes back before its start is a broken document: 65" \
+	test "$(rc_of "$CMAX" accept hgx-8gpu --from-results "$TMP/broken-doc")" = 65
+check "  one line naming the document and the field" grep -q "^cmax accept: $TMP/broken-doc/reboot.json: .*offset_s" "$TMP/err"
+one_line || not_ok "  more than one line"
 jflush
 # every accept document above against docs/schema/accept.schema.json and what a schema cannot say
 check "every accept --json document and accept.json validates (tests/contract/validate-verdicts.py)" \
-	"$PY" "$SRCDIR/tests/contract/validate-verdicts.py" "$TMP"/{pass,pass-ev,missing,a1,a2,g1}.json "$TMP/keep.rejudge" \
+	"$PY" "$SRCDIR/tests/contract/validate-verdicts.py" "$TMP"/{pass,pass-ev,missing,a1,a2,g1,quick,quick-ok,hgx-8gpu.basis,nvl72.basis}.json \
+	"$TMP/keep.rejudge" "$TMP/keep.method-good" "$TMP"/keep.m-* "$X"/out/*.json \
 	"$O/accept.json" "$O2/accept.json" "$TMP/int/accept.json" "$TMP/empty/cmax-accept-20261130-120000/accept.json"
 done_testing

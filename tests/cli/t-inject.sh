@@ -85,7 +85,7 @@ check "inject-only wrote two lines" test "$(wc -l <"$LOG")" = 2
 check "  marker first" grep -q "^[0-9T:-]*+0000 node1 kernel: cmax-inject: synthetic Xid 79 on PCI:0000:3b:00.0 follows" "$LOG"
 check "  then the driver line" grep -q "^[0-9T:-]*+0000 node1 kernel: NVRM: Xid (PCI:0000:3b:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus.$" "$LOG"
 if "$CMAX" health --help >/dev/null 2>&1; then
-	"$CMAX" health check --log-file "$LOG" --since --dry-run --node node1 --state "$TMP/hstate.json" >"$TMP/h.out" 2>&1
+	"$CMAX" health check --log-file "$LOG" --since --report-only --node node1 --state "$TMP/hstate.json" >"$TMP/h.out" 2>&1
 	check "cmax health check reads the synthetic line as needing action (exit 1)" test $? = 1
 fi
 
@@ -123,6 +123,64 @@ mkdir -p "$R/sys/kernel/debug/dri/1/ras"
 rc=$(rc_of "$CMAX" inject ras umc --gpu 1 --node "$HOST" --sysroot "$R" --yes --i-own-this-node --inject-only)
 check "amd-ras with ras_ctrl: 0, got $rc" test "$rc" = 0
 check "  wrote the inject command" test "$(cat "$R/sys/kernel/debug/dri/1/ras/ras_ctrl")" = "inject umc ue 0x0 0x0 0x0"
+
+# --- the reliability limits come from data/thresholds.json; broken policy never passes
+DD=$TMP/data; cp -r "$SRCDIR/data" "$DD"
+"$PY" - "$DD/thresholds.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); del d["reliability"]["reboot_back_s"]["fail_above"]
+json.dump(d, open(sys.argv[1], "w"))
+PY
+check "limits: a missing reboot limit is exit 65 for reboot-test" test "$(CMAX_DATADIR=$DD rc_of "$CMAX" reboot-test --node n1 --dry-run)" = 65
+check "  naming the file and the key" grep -q "thresholds.json: /reliability/reboot_back_s" "$TMP/err"
+"$PY" - "$DD/thresholds.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["reliability"]["inject_detect_s"]["fail_above"] = "120"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+check "limits: a detection limit written as a string is exit 65 for inject" test "$(CMAX_DATADIR=$DD rc_of "$CMAX" inject xid 79 --node n1 --log-file "$LOG" --dry-run)" = 65
+check "  naming the key" grep -q "/reliability/inject_detect_s/fail_above" "$TMP/err"
+check "reboot-test dry run names the graded limits" bash -c '"$0" reboot-test --node n3 --dry-run | grep -q "within 300 s PASS, 900 s WARN"' "$CMAX"
+
+# --- the test hook CMAX_TEST_SCHED_REPLAY (docs/reliability.md)
+RP=$SRCDIR/tests/fixtures/method/reliability
+rm -f "$LOG"
+check "replay: a missing file is exit 66" test "$(CMAX_TEST_SCHED_REPLAY=$TMP/none.json SLURM_JOB_NODELIST=gpu017 rc_of "$CMAX" inject xid 79 --node gpu017 --log-file "$LOG" --yes)" = 66
+printf '{"schema":"cmax.test.sched-replay/1","epoch":"2026-11-30T06:00:00Z","commands":[{"argv":["scontrol"],"at":[{"s":5},{"s":1}]}]}' >"$TMP/bad-replay.json"
+check "replay: entries out of time order are exit 65" test "$(CMAX_TEST_SCHED_REPLAY=$TMP/bad-replay.json SLURM_JOB_NODELIST=gpu017 rc_of "$CMAX" inject xid 79 --node gpu017 --log-file "$LOG" --yes)" = 65
+check "  naming the entry" grep -q "commands\[0\].at\[1\].s: entries must be in time order" "$TMP/err"
+check "  nothing injected" test ! -e "$LOG"
+# a poll the recording does not have: logged, and the scheduler counts as unreadable
+check "replay: an unrecorded poll is exit 71 (cannot observe), nothing injected" test "$(CMAX_TEST_SCHED_REPLAY=$RP/hgx-xid79-67s-35min.json CMAX_TEST_SCHED_REPLAY_LOG=$TMP/replay.log SLURM_JOB_NODELIST=gpu099 rc_of "$CMAX" inject xid 79 --node gpu099 --log-file "$LOG" --yes)" = 71
+check "  logged as NO RECORDING" grep -q "scontrol show node -o gpu099	NO RECORDING" "$TMP/replay.log"
+check "  nothing injected" test ! -e "$LOG"
+# two hours of a replayed HGX failure in well under a second, and the document says it is a replay
+t0=$(date +%s)
+CMAX_TEST_SCHED_REPLAY=$RP/hgx-xid79-back-2h.json SLURM_JOB_ID=1 SLURM_JOB_NODELIST=gpu017 \
+	"$CMAX" inject xid 79 --node gpu017 --gpu 0000:5a:00 --log-file "$LOG" --yes --json --poll-ms 1000 --wait-return 10800 >"$TMP/r2h.json" 2>"$TMP/r2h.err"
+check "replay: verdict FAIL (exit 2) for a node back only after 2 h" test $? = 2
+check "  the line was really appended" grep -q "NVRM: Xid (PCI:0000:5a:00): 79" "$LOG"
+check "  2 h of simulated polling every second: 7200 polls" test "$(jget "$TMP/r2h.json" 'd["timeline"]["polls"] >= 7200 and d["timeline"]["times"]["usable_s"] >= 7200')" = True
+check "  timestamps on the simulated wall clock" test "$(jget "$TMP/r2h.json" '[e["at"] for e in d["timeline"]["events"]][0]')" = "2026-11-30T06:00:00.000Z"
+check "  the document names the replay" test "$(jget "$TMP/r2h.json" 'd["test_replay"]["file"].endswith("hgx-xid79-back-2h.json")')" = True
+check "  in seconds, not hours" test $(( $(date +%s) - t0 )) -lt 20
+rm -f "$LOG"
+# a 10-minute reboot: between the limits, WARN (exit 0)
+"$PY" - "$RP/reboot-back-2min.json" "$TMP/reboot-10min.json" "$RP" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+for c in d["commands"]:
+    for e in c["at"]:
+        if e["s"] == 112:
+            e["s"] = 600
+        if "stdout_file" in e:
+            e["stdout_file"] = sys.argv[3] + "/" + e["stdout_file"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+CMAX_TEST_SCHED_REPLAY=$TMP/reboot-10min.json SLURM_JOB_ID=1 SLURM_JOB_NODELIST=gpu018 \
+	"$CMAX" reboot-test --node gpu018 --yes --json >"$TMP/rb10.json" 2>"$TMP/rb10.err"
+check "replay: a reboot back after 10 min exits 0" test $? = 0
+check "  reboot.return WARN, verdict WARN" test "$(jget "$TMP/rb10.json" '(d["results"][1]["status"], d["verdict"]["status"])')" = "('WARN', 'WARN')"
 
 # --- Kubernetes timeline against a fake kubectl that reacts to the log
 K=$TMP/k8s

@@ -293,6 +293,20 @@ expect "$TMP/out" \
 "$CMAX" sla --events nvl72/three-trays.csv $NV --level "$TMP/platinum.yaml" --json >"$TMP/platinum.json"
 printf 'windows: [{start: "2026-10-01T00:00:00Z", end: "2026-12-02T00:00:00Z", kind: maintenance, scope: r02}]\n' >"$TMP/month.yaml"
 "$CMAX" sla --events nvl72/three-trays.csv $NV --exclusions "$TMP/month.yaml" --json >"$TMP/unknown.json"
+# --- impossible records (tests/fixtures/sla/extreme.py): times before 2000 or from 2100 on, intervals of
+# more than ten years, timeline seconds of 1e308 or below 0, in every input format: listed as malformed
+# with their source, never counted; only the one good record's hour is downtime
+X=$TMP/extreme
+"$PY" "$FX/extreme.py" "$X"
+(cd "$X" && for f in extreme.csv extreme.json extreme.psv extreme.log extreme-k8s.json \
+	"extreme-inject-good.json extreme-inject-huge.json extreme-inject-negative.json extreme-reboot.json"; do
+	# shellcheck disable=SC2086 # the last entry is four files of one run
+	"$CMAX" sla $f --nodes 'gpu[001-004]' --system hgx --period 2026-11 --json >"out-${f%% *}.out" 2>>errors
+	echo "$f $?" >>rcs
+done)
+check "impossible records: every run exits 0" test "$(awk '$NF != 0' "$X/rcs")" = ""
+diag <"$X/errors"
+check "impossible records: listed as malformed with their source, not counted" "$PY" "$FX/extreme.py" --check "$X" "$X"/out-*.out
 check "every sla --json document validates (tests/contract/validate-verdicts.py)" "$PY" "$SRCDIR/tests/contract/validate-verdicts.py" \
-	"$TMP"/{two,three,psv,report,gold,six,platinum,unknown}.json "$TMP/out"
+	"$TMP"/{two,three,psv,report,gold,six,platinum,unknown}.json "$TMP/out" "$X"/out-*.out
 done_testing

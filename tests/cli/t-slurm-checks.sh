@@ -8,7 +8,11 @@
 # fast prolog, spool on disk, SSH, Lmod) and a misconfigured one (no
 # HealthCheckProgram, RealMemory=2048, flat topology over two racks, no GRES,
 # a prolog slower than MessageTimeout, ReturnToService=0, spool on tmpfs, a
-# drained node, no SSH). What cannot run here is faked and said so: ssh
+# drained node, no SSH), and a third whose HealthCheckProgram exists on the
+# login node but is missing on one compute node and not executable on
+# another (each node looks for it in its own sysroot: copies of the fixture
+# host with the script planted, or left out). What cannot run here is faked
+# and said so: ssh
 # (no sshd) is a script on PATH, Lmod is LMOD_CMD/MODULEPATH in the
 # environment.
 . "$SRCDIR/tests/lib/tap.sh"
@@ -84,13 +88,29 @@ command -v dcgmi >/dev/null 2>&1 && dcgmi health -c -j >/dev/null 2>&1
 exit 0
 EOF
 chmod 755 "$TMP/hc.sh"
+# node_fixture FIXTURE NAME [MODE]: $TMP/hosts/NAME, a copy of fixture host
+# FIXTURE whose sysroot also holds the health check at its host path, with
+# MODE (no MODE: left out, as on a node nobody installed it on)
+node_fixture() {
+	local dst=$TMP/hosts/$2
+	mkdir -p "$dst"
+	cp -a "$SRCDIR/tests/fixtures/hosts/$1/." "$dst/"
+	if [ -n "${3:-}" ]; then
+		mkdir -p "$dst/root$(dirname "$TMP/hc.sh")"
+		cp "$TMP/hc.sh" "$dst/root$TMP/hc.sh"
+		chmod "$3" "$dst/root$TMP/hc.sh"
+	fi
+}
+node_fixture h100-healthy hc-ok 755
+node_fixture h100-healthy hc-missing
+node_fixture h100-healthy hc-noexec 644
 if slurm_start NNODES=2 GPUS=8 RACKS=1 REAL_MEMORY=2000000 TOPOLOGY=tree:"$TMP/topology.conf" \
 	HEALTH_PROGRAM="$TMP/hc.sh" HC_INTERVAL=300 NODE_HOSTNAME=cn \
 	EXTRA_CONF="MessageTimeout=30
 DefCpuPerGPU=4
 DefMemPerGPU=64000"; then
 	ok "healthy Slurm came up"
-	fleet_map "*=h100-healthy"
+	fleet_map "*=$TMP/hosts/hc-ok"
 	touch "$TMP/ssh-ok"
 	PATH=$FAKEBIN:$PATH CMAX_TEST_SSH_OK=$TMP/ssh-ok LMOD_CMD=$TMP/lmod/lmod MODULEPATH=$TMP/modulefiles \
 		fleet_audit "$TMP/healthy" --partition gpu
@@ -107,6 +127,8 @@ DefMemPerGPU=64000"; then
 	expect "$H" orchestration.slurm-node-states PASS "all 2 nodes up"
 	expect "$H" orchestration.slurm-accounting WARN "accounting_storage/none"
 	expect "$H" health.slurm-healthcheck PASS "DCGM"
+	check "healthy: every node looked for the health check itself" \
+		"$PY" -c 'import json,sys; n=json.load(open(sys.argv[1]))["nodes"]; sys.exit(len(n) != 2 or any((f or {}).get("slurm-node", {}).get("facts", {}).get("executable") is not True for f in n.values()))' "$TMP/healthy/run/audit.values.json"
 	expect "$H" health.slurm-prolog PASS
 	expect "$H" health.slurm-return-to-service PASS "ReturnToService=2"
 	expect "$H" software.slurm-pmix PASS pmix
@@ -161,4 +183,24 @@ else
 fi
 slurm_stop
 echo "# misconfigured: $(($(date +%s) - t0)) s"
+
+# --- 3. a HealthCheckProgram the compute nodes cannot run ---
+t0=$(date +%s)
+if slurm_start NNODES=3 GPUS=8 RACKS=1 REAL_MEMORY=2000000 HEALTH_PROGRAM="$TMP/hc.sh" HC_INTERVAL=300 \
+	NODE_HOSTNAME=cn; then
+	trap 'slurm_stop; rm -rf "$TMP" "$SHM"' EXIT
+	ok "Slurm with a per-node health check came up"
+	fleet_map "node1=$TMP/hosts/hc-ok" "node2=$TMP/hosts/hc-missing" "node3=$TMP/hosts/hc-noexec"
+	PATH=$FAKEBIN:$PATH fleet_audit "$TMP/hcnodes" --partition gpu
+	N=$TMP/hcnodes/stdout
+	check "per-node health check: audit exits 0 (got $(cat "$TMP/hcnodes/rc"))" test "$(cat "$TMP/hcnodes/rc")" = 0
+	[ "$(cat "$TMP/hcnodes/rc")" = 0 ] || diag <"$TMP/hcnodes/stderr"
+	# the login node has it, executable: only the nodes' own view can tell
+	expect "$N" health.slurm-healthcheck FAIL "does not exist on node2" "not executable on node3" "2 of 3 nodes"
+else
+	trap 'slurm_stop; rm -rf "$TMP" "$SHM"' EXIT
+	not_ok "Slurm with a per-node health check came up"; diag <"$TMP/slurm-up.log"
+fi
+slurm_stop
+echo "# per-node health check: $(($(date +%s) - t0)) s"
 done_testing

@@ -76,11 +76,14 @@ def wmean(pairs):
 def figure_score(it):
     if it["never"]:
         return 0.0
+    if it.get("absent"):
+        return it["absent_score"]
     v, good, bad = it["value"], it["good"], it["bad"]
     if v is None or good == bad:
         return None
     t = (bad - v) / (bad - good)
-    return 100.0 * min(1.0, max(0.0, t))
+    floor = it.get("floor", 0.0)
+    return floor + (100.0 - floor) * min(1.0, max(0.0, t))
 
 
 def check_item(cid, it, out):
@@ -92,13 +95,16 @@ def check_item(cid, it, out):
         if it["evidence"] != bool(counted):
             out.append("%s: evidence is %s but %d rows counted" % (where, it["evidence"], len(counted)))
     for r in it.get("rows", []):
-        if r["counted"] and r["status"] in ("SKIP", "ERROR"):
+        # a SKIP may count only as "absent" (an NVL72 return not required), never with a value
+        if r["counted"] and (r["status"] == "ERROR" or (r["status"] == "SKIP" and not r.get("absent"))):
             out.append("%s: a %s row (%s) is counted: SKIP and ERROR are listed, never scored" % (where, r["status"], r["id"]))
+        if r["counted"] and r.get("malformed"):
+            out.append("%s: row %s holds malformed evidence (%s) and is counted" % (where, r["id"], r["malformed"]))
     if it["kind"] == "attestation" and it["evidence"] != (it["attestation"] is not None):
         out.append("%s: evidence is %s but the attestation field is %s" % (where, it["evidence"], it["attestation"]))
     if it["kind"] == "figure" and it["evidence"]:
-        if it["value"] is None and not it["never"]:
-            out.append("%s: evidence without a value and not never" % where)
+        if it["value"] is None and not it["never"] and not it.get("absent"):
+            out.append("%s: evidence without a value, not never and not absent" % where)
         want = figure_score(it)
         span = abs(it["bad"] - it["good"]) or 1
         if want is not None and not close(it["score"], want, SCORE_TOL + 1e-2 / span):
@@ -121,7 +127,8 @@ def check_rate(doc, out):
             out.append("%s: items_counted %d / items_missing %d, but %d of %d items have evidence" %
                        (c["id"], c["items_counted"], c["items_missing"], len(ev), len(items)))
         wall = sum(it["weight"] for it in items)
-        conf = sum(it["weight"] for it in ev) / wall if wall > 0 else 0.0
+        # an item earns its weight times its own confidence (quick-mode rows count less)
+        conf = sum(it["weight"] * it.get("confidence", 1.0) for it in ev) / wall if wall > 0 else 0.0
         if not close(c["confidence"], conf, CONF_TOL):
             out.append("%s: confidence %s, but the items with evidence hold %.4f of the weight" % (c["id"], c["confidence"], conf))
         score = wmean([(it["weight"], it["score"]) for it in ev])
@@ -161,6 +168,12 @@ def check_rate(doc, out):
             out.append("tier_uncapped %s without a score: only Unavailable can be" % unc)
     if doc["tier"] != want:
         out.append("tier %s, but %s capped by %s is %s" % (doc["tier"], unc, [c for _, c in listed] or "nothing", want))
+    # what fixing each disqualifier gives: the uncapped tier under the other caps
+    for k, q in enumerate(doc["capped_by"]):
+        others = [TIERS.index(c) for j, (_, c) in enumerate(listed) if j != k]
+        would = UNAVAILABLE if unc == UNAVAILABLE else TIERS[max([TIERS.index(unc)] + others)]
+        if "would_rate" in q and q["would_rate"] != would:
+            out.append("capped_by %s: would_rate %s, but %s under the other caps is %s" % (q["id"], q["would_rate"], unc, would))
     if n_ev == 0 and doc["tier"] != UNAVAILABLE:
         out.append("tier %s without a category with evidence" % doc["tier"])
 
@@ -516,6 +529,13 @@ def check_accept(doc, out):
             out.append("%s: judged in attempt %d of a document of attempt %d" % (w, t["attempt"], doc["attempt"]))
         if t["run"] is not None and t["run"]["budget_s"] != t["duration_s"] and not t["carried"]:
             out.append("%s: run with a budget of %s s, the test's duration is %s s" % (w, t["run"]["budget_s"], t["duration_s"]))
+        # impossible evidence is never judged; evidence set aside is never used
+        for c in t["criteria"]:
+            if c["status"] == "PASS" and isinstance(c["observed"], dict) and c["observed"].get("malformed"):
+                out.append("%s: %s PASSes with malformed evidence %s" % (w, c["criterion"], c["observed"]["malformed"]))
+        aside = {a["document"] for a in t.get("set_aside", [])}
+        if aside & set(t["documents"]):
+            out.append("%s: %s both set aside and used as evidence" % (w, sorted(aside & set(t["documents"]))))
 
     date = doc["date"]
     if date is None:

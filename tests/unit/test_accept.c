@@ -196,10 +196,10 @@ static void test_plan(void)
 	       "p.yaml: tests[0].duration: '8 hours' is not a duration (e.g. 90s, 15m, 8h, 1h30m, 2d; at most 7d)",
 	       "bad duration");
 	err_is("tests:\n  - id: a\n    title: A\n    args: [audit, --yes]\n    duration: 1m\n    criteria: [{rows: x, status: PASS, maxx: 3}]\n",
-	       "p.yaml: tests[0].criteria[0].maxx: unknown key (expected rows, max_status, status, count, metric, doc_metric, min, max, aggregate, skipped, min_rows, note or declared)",
+	       "p.yaml: tests[0].criteria[0].maxx: unknown key (expected rows, max_status, status, count, metric, doc_metric, min, max, aggregate, skipped, min_rows, note, declared or basis)",
 	       "unknown criterion field");
 	err_is("tests:\n  - id: a\n    title: A\n    args: [audit, --yes]\n    duration: 1m\n    timeout: 3\n    criteria: [{rows: x, status: PASS}]\n",
-	       "p.yaml: tests[0].timeout: unknown key (expected id, title, group, args, duration, criteria, from or notes)",
+	       "p.yaml: tests[0].timeout: unknown key (expected id, title, group, args, duration, criteria, from, notes, requires or basis)",
 	       "unknown test key");
 	err_is("tests:\n  - id: a\n    title: A\n    args: [bench, storage, --path, /x]\n    duration: 1m\n    criteria: [{rows: x, status: PASS}]\n",
 	       "p.yaml: tests[0].args: needs --yes: accept runs each command without a terminal, where cmax bench would refuse to start (accept asks once for the whole plan)",
@@ -682,6 +682,189 @@ static void test_previous(void)
 	free(err);
 }
 
+/* ---- basis, requirements (quick vs full), malformed figures ------------------------ */
+
+/* One test with one criterion (a YAML flow mapping) must be refused with want. */
+static void bad_basis(const char *crit_yaml, const char *want, const char *what)
+{
+	char *y = NULL;
+	if (asprintf(&y, "tests:\n  - id: a\n    title: A\n    args: [audit, --yes]\n    duration: 1m\n    criteria:\n      - %s\n",
+		     crit_yaml) < 0)
+		return;
+	err_is(y, want, what);
+	free(y);
+}
+
+static void test_basis(void)
+{
+	struct acc_plan p;
+	char *err = NULL;
+	T_INTEQ(plan_from("tests:\n  - id: a\n    title: A\n    args: [audit, --yes]\n    duration: 1m\n    criteria:\n"
+			  "      - {rows: x, count: FAIL, max: 0, basis: {kind: method, figure: \"the method's figure\"}}\n"
+			  "      - {rows: x, count: FAIL, max: 1, basis: {kind: declared, reason: why, revisit: when}}\n"
+			  "      - {rows: x, count: FAIL, max: 2, declared: true}\n"
+			  "      - {rows: x, count: FAIL, max: 3}\n",
+			  &p, &err),
+		0, "basis: method, declared, the older declared: true, none (%s)", err ? err : "");
+	T_OK(p.tests[0].crit[0].basis == AB_METHOD && !p.tests[0].crit[0].declared &&
+		     p.tests[0].crit[1].basis == AB_DECLARED && p.tests[0].crit[1].declared &&
+		     p.tests[0].crit[2].basis == AB_DECLARED && !p.tests[0].crit[2].basis_doc &&
+		     p.tests[0].crit[3].basis == AB_NONE,
+	     "basis kinds and the declared flag follow");
+	acc_plan_free(&p);
+	bad_basis("{rows: x, count: FAIL, max: 0, basis: {kind: guess}}",
+		  "p.yaml: tests[0].criteria[0].basis.kind: 'guess' is not method, declared, source or estimated", "unknown basis kind");
+	bad_basis("{rows: x, count: FAIL, max: 0, basis: {kind: method}}", "p.yaml: tests[0].criteria[0].basis.figure: missing (required)",
+		  "method without its figure");
+	bad_basis("{rows: x, count: FAIL, max: 0, basis: {kind: declared, reason: r}}",
+		  "p.yaml: tests[0].criteria[0].basis.revisit: missing (required)", "declared without what would change it");
+	bad_basis("{rows: x, count: FAIL, max: 0, declared: true, basis: {kind: method, figure: f}}",
+		  "p.yaml: tests[0].criteria[0].basis.kind: method contradicts declared: true (declared: true means the plan's own "
+		  "choice, kind declared)",
+		  "method and declared: true contradict");
+	bad_basis("{rows: x, count: FAIL, max: 0, basis: {kind: method, figure: f, url: u}}",
+		  "p.yaml: tests[0].criteria[0].basis.url: unknown key (expected kind or figure)", "an unknown basis key");
+}
+
+/* A bench document: rows of one mode, parameters as given (JSON text). */
+static void add_bench(struct ev_set *s, const char *label, const char *bench, const char *mode, const char *params,
+		      const char *observed)
+{
+	char *j = NULL;
+	if (asprintf(&j,
+		     "{\"schema\":\"cmax.bench.results/1\",\"benchmark\":\"%s\",\"parameters\":%s,\"results\":["
+		     "{\"id\":\"bench.%s-a-c1\",\"status\":\"FAIL\",\"summary\":\"slow\"%s%s%s,\"observed\":%s}]}",
+		     bench, params, bench, mode ? ",\"mode\":\"" : "", mode ? mode : "", mode ? "\"" : "", observed) < 0)
+		return;
+	add_doc(s, label, j);
+	free(j);
+}
+
+static char *unmet_of(const char *args_yaml, const char *requires, const struct ev_set *s, size_t doc)
+{
+	char *buf = NULL, *err = NULL, *why = NULL;
+	struct acc_plan p;
+	if (asprintf(&buf, "tests:\n  - id: a\n    title: A\n    args: %s\n    duration: 1m\n%s%s%s    criteria: [{rows: x, status: PASS}]\n",
+		     args_yaml, requires ? "    requires: " : "", requires ? requires : "", requires ? "\n" : "") < 0)
+		return NULL;
+	if (plan_from(buf, &p, &err) == 0)
+		why = acc_reqs_unmet(&p.tests[0].req, s, s->docs[doc]);
+	else
+		why = err, err = NULL;
+	acc_plan_free(&p);
+	free(buf);
+	free(err);
+	return why ? why : strdup("(met)");
+}
+
+static void unmet_is(const char *args, const char *req, const struct ev_set *s, size_t doc, const char *want, const char *what)
+{
+	char *got = unmet_of(args, req, s, doc);
+	T_STREQ(got, want, "%s", what);
+	free(got);
+}
+
+static void test_requirements(void)
+{
+	struct ev_set s;
+	ev_init(&s);
+	add_bench(&s, "quick.json", "storage", "quick", "{\"mode\":\"quick\",\"clients_max\":1,\"size_per_client\":\"32M\"}",
+		  "{\"clients\":1,\"bw_bytes_per_s\":1}");
+	add_bench(&s, "full4.json", "storage", "full", "{\"mode\":\"full\",\"clients_max\":8,\"size_per_client\":\"1G\"}",
+		  "{\"clients\":4,\"bw_bytes_per_s\":1}");
+	add_bench(&s, "old.json", "storage", NULL, "{\"mode\":\"endurance\"}", "{\"clients\":8}");
+	add_bench(&s, "off.json", "net", "full", "{\"nvlink\":\"off\",\"platform\":\"auto\"}",
+		  "{\"nodes\":18,\"platform\":\"nvl72\",\"nvlink\":\"off\"}");
+	const char *ST = "[bench, storage, --path, /x, --full, --clients, 8, --yes]";
+	unmet_is(ST, NULL, &s, 0, "ran in quick mode; the plan asks for --full; 8 clients asked, 1 ran", "quick, one client");
+	unmet_is(ST, NULL, &s, 1, "8 clients asked, 4 ran", "what ran counts, not what was planned (clients_max 8, rows to 4)");
+	unmet_is(ST, NULL, &s, 2, "its rows do not record the mode they ran in; the plan asks for --full", "no mode recorded");
+	unmet_is("[bench, storage, --path, /x, --size, 1G, --yes]", NULL, &s, 0, "size per client 1G asked, 32M ran", "size");
+	unmet_is("[bench, storage, --path, /x, --yes]", NULL, &s, 0, "(met)", "a quick plan takes a quick run");
+	unmet_is(ST, "{mode: any, clients: 1}", &s, 0, "(met)", "requires: overrides the args");
+	unmet_is("[bench, storage, --path, /x, --endurance, --yes]", NULL, &s, 0,
+		 "ran in quick mode; the plan asks for --endurance (7.5 min, the method's duration)", "endurance at the method's duration is full");
+	unmet_is("[bench, storage, --path, /x, --endurance, --endurance-minutes, 0.05, --yes]", NULL, &s, 0, "(met)",
+		 "a short endurance run asks for no more");
+	unmet_is("[bench, storage, --path, /x, --clients, \"${NODE}\", --yes]", NULL, &s, 0, "(met)",
+		 "a value still unset is not a requirement");
+	unmet_is("[bench, net, --nvlink, \"on\", --platform, nvl72, --yes]", NULL, &s, 3,
+		 "ran with NVLink off; the plan asks for --nvlink on", "NVLink off where the plan asks for on");
+	unmet_is("[bench, net, --nvlink, \"off\", --platform, nvl72, --nodes, 18, --yes]", NULL, &s, 3, "(met)",
+		 "the platform the rows resolved (auto -> nvl72), the nodes that ran");
+	unmet_is("[bench, net, --nodes, 32, --yes]", NULL, &s, 3, "32 nodes asked, 18 ran", "nodes");
+	unmet_is("[audit, --yes]", "{mode: full}", &s, 0, "p.yaml: tests[0].requires: applies to benchmarks (bench ...): only their documents record how they ran",
+		 "requires on an audit");
+	unmet_is(ST, "{mode: fast}", &s, 0, "p.yaml: tests[0].requires.mode: must be full, quick or any", "a bad mode");
+	unmet_is(ST, "{clientz: 8}", &s, 0,
+		 "p.yaml: tests[0].requires.clientz: unknown key (expected mode, clients, nodes, size, large_size, concurrency, "
+		 "workers, files, max_bytes, nvlink, platform or device)",
+		 "an unknown requirement");
+	unmet_is(ST, "{clients: 2.5}", &s, 0, "p.yaml: tests[0].requires.clients: must be a whole number, at least 1", "a fractional count");
+
+	/* a test whose only document is set aside: INCOMPLETE with the reason, its FAIL rows not judged */
+	struct acc_plan p;
+	char *err = NULL;
+	T_INTEQ(plan_from("tests:\n  - id: a\n    title: A\n    args: [bench, storage, --path, /x, --full, --yes]\n    duration: 1m\n"
+			  "    criteria: [{rows: \"bench.storage-*\", metric: observed.bw_bytes_per_s, min: 5}]\n",
+			  &p, &err),
+		0, "a --full plan loads");
+	const struct ev_doc *one[] = { s.docs[0] };
+	struct acc_docs d = { one, 1 };
+	struct acc_test_res r;
+	acc_eval_test(&p.tests[0], &s, &d, &r);
+	T_OK(r.st == AS_INCOMPLETE && json_array_size(r.set_aside) == 1 && json_array_size(r.docs) == 0, "quick evidence: INCOMPLETE, set aside");
+	T_STREQ(S(r.summary), "not the evidence the plan asks for: quick.json ran in quick mode; the plan asks for --full", "its summary");
+	T_OK(r.cr[0].st == AS_INCOMPLETE, "the FAIL row of the quick run is no FAIL of the plan");
+	acc_test_res_free(&r);
+	const struct ev_doc *two[] = { s.docs[0], s.docs[1] };
+	d.d = two;
+	d.n = 2;
+	acc_eval_test(&p.tests[0], &s, &d, &r);
+	T_OK(r.st == AS_FAIL && json_array_size(r.set_aside) == 1, "a full document beside it is judged (FAIL: 1 < 5)");
+	acc_test_res_free(&r);
+	acc_plan_free(&p);
+	ev_free(&s);
+	double b = acc_parse_size("1.5G");
+	T_OK(b == 1610612736.0 && acc_parse_size("32M") == 33554432.0 && acc_parse_size("512KiB") == 524288.0 &&
+		     acc_parse_size("7") == 7 && acc_parse_size("-1G") < 0 && acc_parse_size("1Q") < 0 && acc_parse_size("") < 0,
+	     "sizes in binary units");
+}
+
+static void test_malformed(void)
+{
+	struct ev_set s;
+	ev_init(&s);
+	add_doc(&s, "b.json",
+		"{\"schema\":\"cmax.bench.results/1\",\"benchmark\":\"storage\",\"results\":["
+		"{\"id\":\"bench.storage-a\",\"status\":\"PASS\",\"summary\":\"ok\",\"observed\":{\"bw_gb_s\":-3,\"errors\":0}},"
+		"{\"id\":\"bench.storage-b\",\"status\":\"PASS\",\"summary\":\"ok\",\"observed\":{\"bw_gb_s\":3,\"errors\":-1}},"
+		"{\"id\":\"bench.storage-c\",\"status\":\"FAIL\",\"summary\":\"slow\",\"observed\":{\"latency_us\":\"NaN\"}}]}");
+	struct ev_set si;
+	ev_init(&si);
+	add_doc(&si, "i.json", "{\"schema\":\"cmax.inject/1\",\"fault\":{\"kind\":\"xid\",\"code\":79},\"timeline\":{\"times\":{\"detect_s\":-100}},"
+			       "\"results\":[{\"id\":\"inject.detect\",\"status\":\"PASS\"}]}");
+	crit_is("{rows: bench.storage-a, status: PASS}", &s, AS_INCOMPLETE,
+		"bench.storage-a holds malformed evidence (observed.bw_gb_s: -3 is below 0 GB/s (bandwidth)): not judged");
+	crit_is("{rows: bench.storage-b, metric: observed.errors, max: 0}", &s, AS_INCOMPLETE,
+		"bench.storage-b: observed.errors: -1 is not a count (a whole number, at least 0): malformed evidence, not judged");
+	crit_is("{rows: \"bench.storage-*\", count: FAIL, max: 0}", &s, AS_INCOMPLETE,
+		"0 counted, but 2 rows unknown (bench.storage-a holds malformed evidence: observed.bw_gb_s: -3 is below 0 GB/s (bandwidth))");
+	crit_is("{rows: bench.storage-c, status: PASS}", &s, AS_INCOMPLETE,
+		"bench.storage-c holds malformed evidence (observed.latency_us: \"NaN\" is a string, not a number): not judged");
+	crit_is("{doc_metric: timeline.times.detect_s, max: 120}", &si, AS_INCOMPLETE,
+		"i.json: timeline.times.detect_s: -100 is below 0 s (duration): malformed evidence, not judged");
+	char *why = NULL;
+	json_t *obs = NULL;
+	crit("{doc_metric: timeline.times.detect_s, max: 120}", &si, &why, &obs);
+	T_OK(json_array_size(json_object_get(obs, "malformed")) == 1 && json_is_null(json_object_get(obs, "value")),
+	     "the malformed figure is named in observed.malformed, no value judged");
+	free(why);
+	json_decref(obs);
+	ev_free(&s);
+	ev_free(&si);
+}
+
 int main(void)
 {
 	test_durations();
@@ -691,5 +874,8 @@ int main(void)
 	test_matching();
 	test_verdict();
 	test_previous();
+	test_basis();
+	test_requirements();
+	test_malformed();
 	return t_done();
 }

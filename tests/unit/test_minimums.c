@@ -284,12 +284,13 @@ static void test_grace(void)
 	mv_verdict_free(&v);
 	minimums_free(m);
 
-	/* the shipped table: fragnesia grace at the bulletin, then expired */
+	/* the shipped table: fragnesia grace at the bulletin (USN-8373-1,
+	 * 2026-06-02), then expired */
 	if (M) {
 		check(M, "ubuntuNoble", "6.8.0-110-generic", "linuxFragnesia",
-		      clock_parse_iso("2026-06-17"), MV_PASS, "grace period");
+		      clock_parse_iso("2026-06-03"), MV_PASS, "grace period");
 		check(M, "ubuntuNoble", "6.8.0-110-generic", "linuxFragnesia",
-		      clock_parse_iso("2026-06-20"), MV_FAIL, NULL);
+		      clock_parse_iso("2026-06-06"), MV_FAIL, NULL);
 	}
 }
 

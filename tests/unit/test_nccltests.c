@@ -7,8 +7,12 @@
  * "bandwidith" keys), 2 (2.19.2, per-iteration, two cycles) and 3 (2.19.6)
  * checked row by row against the text table of the same run, a run that
  * died mid-sweep before (invalid JSON) and after (closed, no footer) the
- * 2.18.4 finalizer fix. perftest 2.x/3.x (MB/sec), 4.5 (Gb/sec), 23.04
- * (MiB/sec, -a sweep), latency rows old and new, and a connection failure. */
+ * 2.18.4 finalizer fix. The progress of a hung run (tests/unit/net/
+ * gen-method-fixtures.py): rank geometry, device names and buses, the sweep
+ * parameters, the last size printed and the one pending, a -J file cut at a
+ * 4096-byte block and closed at its last complete value. perftest 2.x/3.x
+ * (MB/sec), 4.5 (Gb/sec), 23.04 (MiB/sec, -a sweep), latency rows old and
+ * new, and a connection failure. */
 #include "parse/nccltests.h"
 #include "parse/perftest.h"
 #include "core/strbuf.h"
@@ -133,7 +137,9 @@ static void test_other_versions(void)
 		T_OK(r.nranks == 16 && r.nhosts == 2, "rank lines with a PCI domain");
 		T_OK(r.rows[10].p[NCCL_OOP].wrong == -1 && r.rows[10].p[NCCL_INP].wrong == -1, "N/A in #wrong -> unchecked");
 		T_INTEQ(r.wrong_total, -1, "-c 0: correctness unknown, not zero");
-		T_OK(near(r.rows[31].p[NCCL_INP].busbw, 179.16, 1e-9), "N/A does not shift the other columns");
+		T_OK(near(r.rows[31].p[NCCL_INP].busbw, 64.44, 1e-9), "N/A does not shift the other columns");
+		T_OK(r.rows[0].size == 0 && r.rows[4].size == 0 && r.rows[5].size == 256 && r.nsweeps == 1,
+		     "16 ranks: sizes under 16 x 16 B print as 0, one sweep");
 		T_OK(r.concluded && !r.error, "blank line after the footer: no NCCL error");
 		nccl_result_free(&r);
 	}
@@ -264,10 +270,77 @@ static void test_json(void)
 	}
 	size_t len = 0;
 	char *txt = slurp("nccl-2.18.3-allreduce-early-error.json", &len), *err = NULL;
-	T_OK(txt && nccl_parse(txt, len, &j, &err) == -1 && err && strstr(err, "nccl-tests JSON"),
-	     "2.18.3 early error: unterminated JSON -> error (the caller reads stdout)");
+	T_OK(txt && nccl_parse(txt, len, &j, &err) == 0 && j.truncated && j.nrows == 20 && !j.concluded,
+	     "2.18.3 early error: unterminated JSON closed at its last complete result");
+	if (txt && !err)
+		nccl_result_free(&j);
 	free(err);
 	free(txt);
+}
+
+/* What a hung run leaves: the geometry and the last size it printed. */
+static void test_progress(void)
+{
+	struct nccl_result r;
+	int uni = 0;
+	if (!load("nccl-2.19.6-alltoall-4x8-b200-efa.txt", &r)) {
+		T_OK(r.nranks == 32 && r.nhosts == 4 && nccl_ranks_per_host(&r, &uni) == 8 && uni, "4 hosts x 8 ranks");
+		T_STREQ(r.gpu_name, "NVIDIA B200", "device name from the rank lines");
+		T_OK(!r.gpu_names_mixed && r.nbus == 8 && r.bus[0] == 0x12 && r.bus_domain[0] == 0 && r.bus[7] == 0xda,
+		     "the first host's buses in rank order");
+		T_OK(r.min_bytes == 8 && r.max_bytes == 17179869184.0 && r.step_factor == 2 && isnan(r.step_bytes) &&
+		     r.warmup_iters == 1, "sweep parameters from the nThread line");
+		T_OK(r.started && r.table_started && r.concluded && r.nsweeps == 1 && r.nrows == 32, "a complete run");
+		T_OK(r.rows[5].size == 0 && r.rows[6].size == 512, "32 ranks: the first six sizes print as 0");
+		T_OK(nccl_last_size(&r) == 17179869184.0 && isnan(nccl_pending_size(&r)), "complete: nothing pending");
+		double at;
+		T_OK(near(nccl_peak_busbw(&r, 1 << 30, &at), 59.44, 1e-9) && at == 17179869184.0, "59.44 GB/s at 16 GiB");
+		T_OK(near(nccl_time_at(&r, 65536, &at), 47.47, 1e-9), "47.47 us at 64 KiB");
+		nccl_result_free(&r);
+	}
+	if (!load("nccl-2.14.1-allgather-4x8-hang-32k.txt", &r)) {
+		T_OK(r.started && r.table_started && !r.concluded && r.nrows == 12, "hang: 12 rows (8 B .. 16 KiB), no footer");
+		T_OK(nccl_last_size(&r) == 16384 && nccl_pending_size(&r) == 32768, "last 16 KiB, pending 32 KiB");
+		T_OK(r.nbus == 8 && r.bus[1] == 0x2a && r.bus_domain[1] == 0 && nccl_ranks_per_host(&r, &uni) == 8,
+		     "2.14.1 rank lines: domain:bus:device");
+		nccl_result_free(&r);
+	}
+	if (!load("nccl-2.19.6-alltoall-4x8-hang-warmup.txt", &r)) {
+		T_OK(r.started && r.table_started && r.nrows == 0 && r.warmup_iters == 1 && isnan(nccl_last_size(&r)),
+		     "hung in the warm-up: header, no row");
+		T_OK(nccl_pending_size(&r) == 8, "nothing printed: the first size is pending");
+		nccl_result_free(&r);
+	}
+	const char *hdr = "# nThread 1 nGpus 1 minBytes 1048576 maxBytes 4194304 step: 1048576(bytes) warmup iters: 5 iters: 20\n"
+			  "#\n# Using devices\n#  Rank  0 Group  0 Pid   1 on    n1 device  0 [0x18] NVIDIA H100 80GB HBM3\n";
+	char *err = NULL;
+	T_OK(nccl_parse_text(hdr, strlen(hdr), &r, &err) == 0 && r.started && !r.table_started && r.nrows == 0,
+	     "parameters and rank lines only: started, NCCL not initialised");
+	T_OK(r.step_bytes == 1048576 && isnan(r.step_factor) && r.bus[0] == 0x18 && r.bus_domain[0] == -1,
+	     "step in bytes; an old [0x18] bus id has no domain");
+	T_OK(nccl_pending_size(&r) == 1048576, "pending: minBytes");
+	nccl_result_free(&r);
+	/* the -J file of the same kind of hang, cut at a 4096-byte block mid-row */
+	if (!load("nccl-2.19.6-alltoall-4x8-w0-hang-32k.json", &r)) {
+		T_OK(r.from_json && r.truncated && r.started && !r.concluded, "cut -J file: closed, started");
+		T_OK(r.nrows == 12 && r.rows[11].size == 16384 && r.rows[11].p[NCCL_OOP].present &&
+		     !r.rows[11].p[NCCL_INP].present, "its last complete value: 16 KiB out-of-place");
+		T_OK(nccl_pending_size(&r) == 32768 && r.warmup_iters == 0, "pending 32 KiB; -w 0");
+		T_OK(r.nranks == 32 && nccl_ranks_per_host(&r, &uni) == 8 && uni && r.nbus == 8 && r.bus[2] == 0x3a,
+		     "devices[]: 4 hosts x 8 ranks, buses of the first host");
+		nccl_result_free(&r);
+	}
+	const char *cut = "{\"version\":3,\"config\":{\"nthreads\":1,\"ngpus\":1,\"minimum_bytes\":8,\"devices\":[{\"rank\":0,"
+			  "\"hostname\":\"a\",\"device_hex\":\"0000:18:00\",\"device_info\":\"NVIDIA H100\"},{\"rank\":1,\"hostn";
+	T_OK(nccl_parse_json(cut, strlen(cut), &r, &err) == 0 && r.truncated && r.started && r.nrows == 0 && r.nhosts == 1,
+	     "cut before results[]: started, no rows");
+	nccl_result_free(&r);
+	const char *str = "{\"results\":[{\"size\":8,\"type\":\"a}]\\\"\"},{\"size\":16";
+	T_OK(nccl_parse_json(str, strlen(str), &r, &err) == 0 && r.truncated && r.nrows == 1 && !strcmp(r.rows[0].type, "a}]\""),
+	     "brackets and escapes inside strings do not count");
+	nccl_result_free(&r);
+	T_OK(nccl_parse_json("{\"a\":1}}", 8, &r, &err) == -1 && err, "extra closer: an error, not a repair");
+	free(err);
 }
 
 static void test_nccl_garbage(void)
@@ -416,6 +489,7 @@ static void test_perftest(void)
 
 int main(void)
 {
+	test_progress();
 	test_allreduce_2x8();
 	test_other_versions();
 	test_json();

@@ -241,6 +241,20 @@ static void test_modules(void)
 	T_STREQ(jstr(json_object_get(o, "loading_mod"), "state"), "Loading", "Loading state");
 	T_OK(json_is_null(json_object_get(json_object_get(o, "norefs"), "refcount")), "refcount - -> null");
 	json_decref(o);
+
+	/* garbage is not "no module loaded": the count tells them apart */
+	struct parse_count n;
+	o = parse_modules_counted(S("\x01\x7f cmax-garbage \xfe\xff\nnvidia 123\nfoo 1 2 3 4 5\n\n"), &n);
+	T_INTEQ(json_object_size(o), 0, "garbage: no module");
+	T_INTEQ(n.lines, 3, "garbage: 3 non-blank lines seen");
+	T_INTEQ(n.recognised, 0, "garbage: none recognised");
+	json_decref(o);
+	o = parse_modules_counted(S("\n\n"), &n);
+	T_OK(n.lines == 0 && n.recognised == 0, "blank text: no line at all");
+	json_decref(o);
+	o = parse_modules_counted(S("gdrdrv 24576 0 - Live 0x0000000000000000 (OE)\ngarbage\n"), &n);
+	T_OK(n.lines == 2 && n.recognised == 1 && json_object_get(o, "gdrdrv"), "one module, one stray line");
+	json_decref(o);
 }
 
 static void test_kv_conf(void)
@@ -371,6 +385,7 @@ static void test_nvidia_version(void)
 
 	o = parse_nvidia_version(S("cat: /proc/driver/nvidia/version: No such file\n"));
 	T_OK(json_is_null(json_object_get(o, "version")) && json_is_null(json_object_get(o, "raw")), "garbage -> nulls");
+	T_OK(json_is_null(json_object_get(o, "open_module")), "garbage: open or proprietary unknown, not 'proprietary'");
 	json_decref(o);
 }
 

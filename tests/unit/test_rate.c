@@ -3,6 +3,7 @@
  * goodput arithmetic. Table-driven; every expected number is worked out in
  * the comment next to it. */
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
@@ -179,6 +180,66 @@ static void m_gpfrac(json_t *r)
 			    json_real(1.5));
 }
 static void m_sources(json_t *r) { json_object_set_new(r, "sources", json_array()); }
+/* per-platform anchors on security.fig (item 1): the method's ordering must hold */
+static json_t *platforms(void)
+{
+	return json_pack("{s:s,s:s,s:{s:{s:f,s:f},s:{s:f,s:f,s:f,s:f,s:s}}}", "path", "platform", "default", "hgx",
+			 "anchors", "hgx", "good", 10.0, "bad", 30.0, "nvl72", "good", 10.0, "bad", 90.0, "floor", 80.0,
+			 "absent_score", 80.0, "absent_if", "timeline.times.drain_s");
+}
+static void with_platforms(json_t *r, json_t *pl)
+{
+	json_object_del(item(r, 1), "good");
+	json_object_del(item(r, 1), "bad");
+	json_object_set_new(item(r, 1), "platforms", pl);
+}
+static void m_absent_above_floor(json_t *r)
+{
+	json_t *pl = platforms();
+	json_object_set_new(json_object_get(json_object_get(pl, "anchors"), "nvl72"), "absent_score", json_real(90));
+	with_platforms(r, pl);
+}
+static void m_default_missing(json_t *r)
+{
+	json_t *pl = platforms();
+	json_object_set_new(pl, "default", json_string("mi355x"));
+	with_platforms(r, pl);
+}
+static void m_platforms_and_good(json_t *r)
+{
+	json_object_set_new(item(r, 1), "platforms", platforms());
+}
+static void m_platforms_on_checks(json_t *r) { json_object_set_new(item(r, 0), "platforms", platforms()); }
+static void m_absent_alone(json_t *r)
+{
+	json_t *pl = platforms();
+	json_object_del(json_object_get(json_object_get(pl, "anchors"), "nvl72"), "absent_if");
+	with_platforms(r, pl);
+}
+static void m_platform_key(json_t *r)
+{
+	json_t *pl = platforms();
+	json_object_set_new(json_object_get(json_object_get(pl, "anchors"), "hgx"), "goood", json_real(1));
+	with_platforms(r, pl);
+}
+static void m_basis_kind(json_t *r)
+{
+	json_object_set_new(item(r, 1), "basis", json_pack("{s:s,s:s}", "kind", "vibes", "reason", "x"));
+}
+static void m_basis_revisit(json_t *r)
+{
+	json_object_set_new(item(r, 1), "basis", json_pack("{s:s,s:s}", "kind", "declared", "reason", "x"));
+}
+static void m_basis_extra(json_t *r)
+{
+	json_object_set_new(json_object_get(json_object_get(r, "tiers"), "Gold"), "basis",
+			    json_pack("{s:s,s:s,s:s}", "kind", "method", "figure", "x", "reason", "y"));
+}
+static void m_map_basis_only(json_t *r)
+{
+	json_object_set_new(item(r, 2), "map", json_pack("{s:{s:s,s:s}}", "basis", "kind", "method", "figure", "x"));
+}
+static void m_quick(json_t *r) { json_object_set_new(r, "quick", json_pack("{s:f}", "confidence", 1.5)); }
 
 static const struct mut muts[] = {
 	{ "wrong schema", m_schema, "schema: expected cmax.rubric/1" },
@@ -200,6 +261,18 @@ static const struct mut muts[] = {
 	{ "goodput figure not a figure", m_gpfig, "import_s: 'security.checks' is not a figure item" },
 	{ "fraction above 1", m_gpfrac, "'storage_bound_fraction' must be between 0 and 1" },
 	{ "no sources", m_sources, "'sources' must be a non-empty list" },
+	{ "a value scoring below its absence", m_absent_above_floor,
+	  "'absent_score' 90 is above 'floor' 80: a measured value would score worse than none" },
+	{ "platforms default not an anchor", m_default_missing, "'default' 'mi355x' is not one of its anchors" },
+	{ "platforms beside good/bad", m_platforms_and_good, "with 'platforms' the anchors go in platforms.anchors" },
+	{ "platforms on a checks item", m_platforms_on_checks, "'platforms' belongs to figure items" },
+	{ "absent_score without absent_if", m_absent_alone, "'absent_score' and 'absent_if' go together" },
+	{ "a misspelt anchor key", m_platform_key, "platforms.anchors.hgx: unknown key 'goood'" },
+	{ "basis of an unknown kind", m_basis_kind, "basis: 'kind' must be method, declared, source or estimated" },
+	{ "declared basis without revisit", m_basis_revisit, "item security.fig.basis: 'revisit' is missing" },
+	{ "method basis with a reason", m_basis_extra, "tiers.Gold.basis: unknown key 'reason'" },
+	{ "a map of only its basis", m_map_basis_only, "'map' must map at least one value to a score" },
+	{ "quick confidence above 1", m_quick, "quick: 'confidence' must be between 0 and 1" },
 };
 
 static void test_rubric_validation(void)
@@ -271,6 +344,10 @@ static const struct {
 	{ "colour: blue\nsupport: {hours: 24x7, mood: good}\n", 0, NULL, 1, 2 },
 	{ "pricing: {price_per_gpu_hour: null, public_price: ~}\n", 0, NULL, 0, 0 },
 	{ "pricing: {price_per_gpu_hour: {value: 2.5, source: 3}}\n", EXIT_DATAERR, "'source' must be a string", 0, 0 },
+	/* beyond any real statement: a typo, never a figure to score (the goodput money would overflow) */
+	{ "pricing: {price_per_gpu_hour: 1e308}\n", EXIT_DATAERR,
+	  "pricing.price_per_gpu_hour: expected a number from 0 to 1e+06, got 1e+308", 0, 0 },
+	{ "support: {response_minutes: 600000}\n", EXIT_DATAERR, "expected a number from 0 to 525600", 0, 0 },
 };
 
 static void test_attestation(void)
@@ -512,8 +589,8 @@ static void test_disqualifiers(void)
 	/* a cap lowers a rated tier, never lifts or changes Unavailable */
 	struct rubric small;
 	rubric_from_json(&small, small_rubric(), "small", &err);
-	json_t *dq = json_pack("{s:s,s:s,s:s,s:s,s:s}", "id", "acs", "name", "PCIe ACS left enabled", "cap", "Silver",
-			       "kind", "rows", "rows", "hardware.pcie-acs");
+	json_t *dq = json_pack("{s:s,s:s,s:s,s:s,s:s}", "id", "acs", "name", "PCIe ACS left enabled", "cap",
+			       "Not Recommended - Underperforming", "kind", "rows", "rows", "hardware.pcie-acs");
 	json_array_append_new(json_object_get(small.root, "disqualifiers"), dq);
 	json_t *copy = json_deep_copy(small.root);
 	rubric_free(&small);
@@ -528,14 +605,15 @@ static void test_disqualifiers(void)
 	audit_row(&s, "hardware.pcie-acs", "FAIL", "gpu017", "null", "2026-01-01T00:00:00Z");
 	struct rate_result r;
 	compute(&small, &s, NULL, &r);
-	T_OK(r.uncapped == TIER_PLATINUM && r.tier == TIER_SILVER, "Platinum capped at Silver (%s -> %s)",
+	T_OK(r.uncapped == TIER_PLATINUM && r.tier == TIER_UNDERPERFORMING, "Platinum capped at Underperforming (%s -> %s)",
 	     tier_name(r.uncapped), tier_name(r.tier));
 	rate_result_free(&r);
 	ev_free(&s);
 	ev_init(&s);
 	audit_row(&s, "hardware.pcie-acs", "FAIL", "gpu017", "null", "2026-01-01T00:00:00Z");
 	compute(&small, &s, NULL, &r);
-	T_OK(r.tier == TIER_UNAVAILABLE && r.dq[0].state == DQS_APPLIED, "Unavailable stays Unavailable under a cap");
+	T_OK(r.tier == TIER_UNAVAILABLE && r.dq[0].state == DQS_APPLIED && r.dq[0].would == TIER_UNAVAILABLE,
+	     "Unavailable stays Unavailable under the Underperforming cap (and fixing it changes nothing)");
 	rate_result_free(&r);
 	ev_free(&s);
 	rubric_free(&small);
@@ -639,6 +717,355 @@ static void test_goodput(void)
 	rubric_free(&rb);
 }
 
+/* ---- malformed evidence: the checks in src/evidence -------------------------- */
+
+static enum ev_val val(const char *json, const char *path, const char *unit, double *out, char *why)
+{
+	json_t *v = json ? json_loads(json, JSON_DECODE_ANY, NULL) : NULL;
+	enum ev_val r = ev_value(v, path, unit, out, why, 160);
+	json_decref(v);
+	return r;
+}
+
+static void test_evidence_values(void)
+{
+	double d = 7;
+	char why[160] = "";
+	static const struct {
+		const char *json, *path, *unit;
+		enum ev_val want;
+		const char *why;
+	} cases[] = {
+		{ "-100", "timeline.times.detect_s", NULL, EVV_MALFORMED, "below 0 s (duration)" },
+		{ "0", "observed.cold_s", NULL, EVV_OK, NULL },
+		{ "31536000", "observed.cold_s", NULL, EVV_OK, NULL }, /* a year: the bound itself */
+		{ "31536001", "observed.cold_s", NULL, EVV_MALFORMED, "above 3.1536e+07 s" },
+		{ "1e308", "observed.ready_s", NULL, EVV_MALFORMED, "above" },
+		{ "\"NaN\"", "observed.cold_s", NULL, EVV_MALFORMED, "is a string, not a number" },
+		{ "\"Infinity\"", "observed.gb_s", NULL, EVV_MALFORMED, "is a string" },
+		{ "true", "observed.cold_s", NULL, EVV_MALFORMED, "a boolean, not a number" },
+		{ "[]", "observed.cold_s", NULL, EVV_MALFORMED, "a list" },
+		{ "{}", "observed.cold_s", NULL, EVV_MALFORMED, "a mapping" },
+		{ "null", "observed.cold_s", NULL, EVV_ABSENT, NULL },
+		{ NULL, "observed.cold_s", NULL, EVV_ABSENT, NULL },
+		/* the method's WAN figure in GB/s: a measurement, however bad */
+		{ "0.0975", "observed.gb_s", NULL, EVV_OK, NULL },
+		{ "-0.5", "observed.bw_gb_s", NULL, EVV_MALFORMED, "below 0 GB/s" },
+		{ "2e5", "observed.bw_gb_s", NULL, EVV_MALFORMED, "above 100000 GB/s" },
+		{ "0.92", "observed.busbw_line_ratio", NULL, EVV_OK, NULL },
+		{ "2.5", "observed.busbw_line_ratio", NULL, EVV_MALFORMED, "line-rate ratio" },
+		{ "-128.6", "observed.degradation_pct", NULL, EVV_OK, NULL }, /* bandwidth rose: recorded on a VM */
+		{ "101", "observed.degradation_pct", NULL, EVV_MALFORMED, "above 100" },
+		{ "-101", "observed.loss_pct", NULL, EVV_MALFORMED, "below -100 %" },
+		{ "1796126400", "events.0.epoch_s", NULL, EVV_OK, NULL }, /* a date, not a one-year duration */
+		{ "400", "observed.port_rate_gbit_s", NULL, EVV_OK, NULL },
+		{ "5e7", "observed.t", "s", EVV_MALFORMED, "(duration)" }, /* no suffix: the unit decides */
+		{ "1e14", "observed.t", NULL, EVV_OK, NULL },
+		{ "1e16", "observed.t", NULL, EVV_MALFORMED, "beyond 1e+15" },
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		why[0] = 0;
+		enum ev_val r = val(cases[i].json, cases[i].path, cases[i].unit, &d, why);
+		T_OK(r == cases[i].want && (!cases[i].why || strstr(why, cases[i].why)), "evidence value %s at %s: %s (%s)",
+		     cases[i].json ? cases[i].json : "(absent)", cases[i].path,
+		     cases[i].want == EVV_OK ? "a measurement" : cases[i].want == EVV_ABSENT ? "not measured" : "malformed",
+		     r == EVV_MALFORMED ? why : r == EVV_OK ? "ok" : "absent");
+	}
+	T_OK(val("-0.0", "observed.cold_s", NULL, &d, why) == EVV_OK && d == 0 && !signbit(d), "-0 is 0");
+	size_t n;
+	const struct ev_bound *b = ev_bounds(&n);
+	int good = n > 10;
+	for (size_t i = 0; i < n; i++)
+		good &= b[i].lo < b[i].hi && !strncmp(b[i].basis, "declared: ", 10);
+	T_OK(good, "every physical bound is an interval with a declared basis (%zu bounds)", n);
+
+	json_t *row = json_loads("{\"id\":\"x\",\"observed\":{\"tier\":\"/v\",\"curve\":[[-1,-2]],\"lat\":{\"p99_ms\":-1}}}", 0, NULL);
+	char *bad = ev_row_check(row);
+	T_OK(bad && !strcmp(bad, "observed.lat.p99_ms: -1 is below 0 ms (duration)"), "a nested field is named, curves are not walked: %s",
+	     bad ? bad : "(none)");
+	free(bad);
+	json_decref(row);
+	row = json_loads("{\"id\":\"x\",\"observed\":{\"cold_s\":1.2,\"warm_s\":0.9,\"tier\":\"/v\"}}", 0, NULL);
+	T_OK(!(bad = ev_row_check(row)), "a sound row has nothing malformed");
+	free(bad);
+	json_decref(row);
+
+	struct ev_set s;
+	ev_init(&s);
+	char *err = NULL;
+	json_t *doc = json_loads("{\"schema\":\"cmax.reboot-test/1\",\"events\":[{\"event\":\"issued\",\"offset_s\":0.4},"
+				 "{\"event\":\"usable\",\"offset_s\":-5}],\"results\":[{\"id\":\"reboot.return\",\"status\":\"PASS\"}]}",
+				 0, NULL);
+	T_OK(ev_add_json(&s, doc, "r.json", &err) == EXIT_DATAERR && err && strstr(err, "r.json: malformed evidence: events.1.offset_s: -5") &&
+		     s.nrows == 0,
+	     "a reboot timeline with a negative offset: the whole document refused (%s)", err ? err : "accepted");
+	free(err);
+	err = NULL;
+	doc = json_loads("{\"schema\":\"cmax.bench.results/1\",\"results\":[{\"id\":\"bench.lifecycle-import-torch-1\","
+			 "\"status\":\"PASS\",\"observed\":{\"cold_s\":-3}},{\"id\":\"b\",\"status\":\"PASS\"}]}", 0, NULL);
+	T_OK(ev_add_json(&s, doc, "b.json", &err) == 0 && s.nrows == 2 && s.rows[0].malformed &&
+		     strstr(s.rows[0].malformed, "observed.cold_s: -3 is below 0 s") && !s.rows[1].malformed,
+	     "a row with a negative duration loads, marked malformed (%s)", s.nrows ? s.rows[0].malformed : "");
+	ev_free(&s);
+}
+
+/* ---- the method's figures against the shipped rubric -------------------------- */
+
+static double fig(const struct rubric *rb, const char *rowid, const char *status, const char *obs, int *evidence)
+{
+	char buf[1024];
+	snprintf(buf, sizeof buf,
+		 "{\"schema\":\"cmax.bench.results/1\",\"results\":[{\"id\":\"%s\",\"status\":\"%s\",\"host\":\"n1\","
+		 "\"mode\":\"full\",\"observed\":%s}]}",
+		 rowid, status, obs);
+	struct ev_set s;
+	ev_init(&s);
+	add(&s, buf);
+	struct rate_result r;
+	compute(rb, &s, NULL, &r);
+	double score = -1;
+	*evidence = 0;
+	for (size_t c = 0; c < RATE_NCAT; c++)
+		for (size_t i = 0; i < r.cats[c].c->nitems; i++) {
+			const struct item_res *ir = &r.cats[c].items[i];
+			if (ir->it->kind == IK_FIGURE && ir->has_evidence) {
+				score = ir->score;
+				*evidence = 1;
+			}
+		}
+	rate_result_free(&r);
+	ev_free(&s);
+	return score;
+}
+
+/* an inject document: platform (NULL: none), detection, drain and usable offsets (<0: null), the return row's status */
+static double recovery(const struct rubric *rb, const char *platform, double detect, double drain, double usable,
+		       const char *ret_status, int *evidence, int *absent)
+{
+	char buf[1024], pl[64] = "", t[3][32];
+	double v[3] = { detect, drain, usable };
+	for (int i = 0; i < 3; i++)
+		if (v[i] < 0)
+			snprintf(t[i], sizeof t[i], "null");
+		else
+			snprintf(t[i], sizeof t[i], "%g", v[i]);
+	if (platform)
+		snprintf(pl, sizeof pl, "\"platform\":\"%s\",", platform);
+	snprintf(buf, sizeof buf,
+		 "{\"schema\":\"cmax.inject/1\",%s\"timeline\":{\"times\":{\"detect_s\":%s,\"drain_s\":%s,\"usable_s\":%s}},"
+		 "\"results\":[{\"id\":\"inject.detect\",\"status\":\"PASS\",\"host\":\"g1\"},"
+		 "{\"id\":\"inject.return\",\"status\":\"%s\",\"host\":\"g1\"}]}",
+		 pl, t[0], t[1], t[2], ret_status);
+	struct ev_set s;
+	ev_init(&s);
+	add(&s, buf);
+	struct rate_result r;
+	compute(rb, &s, NULL, &r);
+	const struct item_res *ir = item_of(&r, "reliability.recovery-time");
+	*evidence = ir->has_evidence;
+	*absent = ir->absent;
+	double score = ir->has_evidence ? ir->score : -1;
+	rate_result_free(&r);
+	ev_free(&s);
+	return score;
+}
+
+static void test_method_figures(void)
+{
+	struct rubric rb;
+	char *err = NULL;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/data/rubric.json", srcdir());
+	T_INTEQ(rubric_load(&rb, path, &err), 0, "shipped rubric (%s)", err ? err : "");
+	int ev, ab;
+	/* vllm serve until /v1/models: 10-40 s good, over 2 minutes bad */
+	T_OK(near(fig(&rb, "bench.lifecycle-vllm-ready", "PASS", "{\"ready_s\":10}", &ev), 100) &&
+		     near(fig(&rb, "bench.lifecycle-vllm-ready", "PASS", "{\"ready_s\":40}", &ev), 100),
+	     "vLLM ready in 10 s and in 40 s: good (100)");
+	T_OK(near(fig(&rb, "bench.lifecycle-vllm-ready", "FAIL", "{\"ready_s\":150}", &ev), 0) &&
+		     fig(&rb, "bench.lifecycle-vllm-ready", "FAIL", "{\"ready_s\":121}", &ev) < 5,
+	     "vLLM ready after 150 s (over 2 minutes): bad (0)");
+	/* WAN: 0.47-0.78 Gbit/s, 0.25 Gbit/s to NGC, about 0.1 GB/s: all bad */
+	static const double wan_gb_s[] = { 0.47 / 8, 0.78 / 8, 0.25 / 8, 0.1 };
+	int all0 = 1;
+	for (size_t i = 0; i < 4; i++) {
+		char o[64];
+		snprintf(o, sizeof o, "{\"gb_s\":%g}", wan_gb_s[i]);
+		all0 &= near(fig(&rb, "bench.lifecycle-download", "FAIL", o, &ev), 0);
+	}
+	T_OK(all0, "WAN 0.47 and 0.78 Gbit/s, 0.25 Gbit/s to NGC, 0.1 GB/s: every one bad (0)");
+	/* import torch: 1-2 s normal, 10-20 s bad */
+	T_OK(near(fig(&rb, "bench.lifecycle-import-torch-1", "PASS", "{\"cold_s\":1.5}", &ev), 100) &&
+		     near(fig(&rb, "bench.lifecycle-import-torch-1", "FAIL", "{\"cold_s\":10}", &ev), 0) &&
+		     near(fig(&rb, "bench.lifecycle-import-torch-1", "FAIL", "{\"cold_s\":20}", &ev), 0),
+	     "import torch 1.5 s good; 10 s and 20 s bad");
+	/* all-to-all at about 92% of line rate: strong; a hung run (FAIL without a figure): never */
+	T_OK(near(fig(&rb, "bench.net-nccl-alltoall-n32", "PASS", "{\"busbw_line_ratio\":0.92}", &ev), 100),
+	     "all-to-all at 0.92 of line rate: 100");
+	double hung = fig(&rb, "bench.net-nccl-alltoall-n32", "FAIL", "{\"hung_at_bytes\":32768,\"busbw_line_ratio\":null}", &ev);
+	T_OK(ev && near(hung, 0), "all-to-all hung at 32 KiB (FAIL, no figure): counted, as never (%g)", hung);
+	T_OK(near(fig(&rb, "bench.net-perftest-write-mlx5_0", "PASS", "{\"line_ratio\":0.9775}", &ev), 100),
+	     "perftest 391 of 400 Gb/s: healthy (100)");
+	double pt = fig(&rb, "bench.net-perftest-write-mlx5_0", "FAIL", "{\"device\":\"mlx5_0\"}", &ev);
+	T_OK(ev && near(pt, 0), "perftest FAIL without a figure: never (%g)", pt);
+	T_OK(near(fig(&rb, "bench.storage-endurance-seq-mixed-c1", "FAIL", "{\"degradation_pct\":40}", &ev), 0),
+	     "40%% bandwidth loss under sustained load: bad (0)");
+	/* model load: 140 GB at 3.5 GB/s is 40 s (good), at 1.17 GB/s 120 s (bad) */
+	T_OK(near(fig(&rb, "bench.storage-seq-read-1m-direct-c1", "PASS", "{\"bw_gb_s\":3.5}", &ev), 100) &&
+		     near(fig(&rb, "bench.storage-seq-read-1m-direct-c1", "FAIL", "{\"bw_gb_s\":1.16666666666666674}", &ev), 0),
+	     "model load 40 s good, 120 s bad (cmax's 140 GB reference)");
+	/* reliability: detection within about 2 minutes (67 s seen); a reboot of nearly 19 minutes is bad */
+	snprintf(path, sizeof path, "{\"schema\":\"cmax.reboot-test/1\",\"events\":[{\"event\":\"usable\",\"offset_s\":1140}],"
+				    "\"results\":[{\"id\":\"reboot.return\",\"status\":\"PASS\",\"host\":\"g\"}]}");
+	struct rate_result r;
+	struct ev_set s;
+	ev_init(&s);
+	add(&s, path);
+	compute(&rb, &s, NULL, &r);
+	T_OK(item_of(&r, "reliability.reboot-time")->has_evidence && near(item_of(&r, "reliability.reboot-time")->score, 0),
+	     "a reboot back after 19 minutes: bad (0)");
+	rate_result_free(&r);
+	ev_free(&s);
+
+	/* recovery: HGX back within 1 h good (35 min seen), back only after 2 h worse than the hour */
+	double h35 = recovery(&rb, "hgx", 67, 68, 2100, "PASS", &ev, &ab);
+	double h2 = recovery(&rb, "hgx", 67, 68, 7200, "FAIL", &ev, &ab);
+	double h1 = recovery(&rb, NULL, 67, 68, 3600, "PASS", &ev, &ab);
+	T_OK(near(h35, 100) && near(h1, 100) && h2 < h1 && h2 > 0,
+	     "HGX: 35 min and 1 h good (%g, %g), 2 h worse than the hour (%g); no platform is HGX", h35, h1, h2);
+	/* NVL72: detection plus keeping work off is the bar; a return after 8 h 40 min counts in favour */
+	double kept = recovery(&rb, "nvl72", 5, 6, -1, "SKIP", &ev, &ab);
+	T_OK(ev && ab, "NVL72 tray isolated, not returned (SKIP: not required): scored as meeting the bar (%g)", kept);
+	double back = recovery(&rb, "nvl72", 5, 6, 31200, "PASS", &ev, &ab);
+	T_OK(ev && !ab && back > kept, "NVL72 return after 8 h 40 min (%g) scores above not returning (%g)", back, kept);
+	int worse = 0;
+	for (double t = 0; t <= 10 * 86400; t += 3600)
+		worse |= recovery(&rb, "nvl72", 5, 6, t, "PASS", &ev, &ab) < kept;
+	T_OK(!worse, "NVL72: no return, however late (0 to 10 days), scores below not returning");
+	T_OK(recovery(&rb, "hgx", 5, 6, 31200, "FAIL", &ev, &ab) < back, "8 h 40 min on HGX scores below the same on NVL72");
+	recovery(&rb, "nvl72", 5, -1, -1, "SKIP", &ev, &ab);
+	T_OK(!ev, "NVL72 tray that never left service: no recovery evidence");
+	recovery(&rb, "mi355x-rack", 5, 6, 1800, "PASS", &ev, &ab);
+	T_OK(!ev, "a platform without anchors in the rubric: not counted");
+
+	/* the quick disqualifiers put a provider in Not Recommended - Underperforming */
+	int under = rb.ndq == 5;
+	for (size_t i = 0; i < rb.ndq; i++)
+		under &= rb.dq[i].cap == TIER_UNDERPERFORMING;
+	T_OK(under, "each of the five quick disqualifiers caps at Not Recommended - Underperforming");
+	rubric_free(&rb);
+}
+
+/* ---- quick runs, malformed rows, what fixing a disqualifier gives --------------- */
+
+static void test_quick_and_malformed(void)
+{
+	struct rubric rb;
+	char *err = NULL;
+	char path[4096];
+	snprintf(path, sizeof path, "%s/data/rubric.json", srcdir());
+	rubric_load(&rb, path, &err);
+	struct ev_set s;
+	ev_init(&s);
+	/* a quick storage run: 0.05 GB/s is 2800 s of model load, a FAIL, but a smoke test's figure */
+	add(&s, "{\"schema\":\"cmax.bench.results/1\",\"results\":[{\"id\":\"bench.storage-seq-read-1m-direct-c1\","
+		"\"status\":\"FAIL\",\"host\":\"n1\",\"mode\":\"quick\",\"observed\":{\"bw_gb_s\":0.05}}]}");
+	struct rate_result r;
+	compute(&rb, &s, NULL, &r);
+	const struct item_res *ml = item_of(&r, "storage.model-load");
+	T_OK(ml->has_evidence && near(ml->score, 0) && near(ml->confidence, rb.quick_confidence) && rb.quick_confidence < 1,
+	     "quick row: scored, at the rubric's lower confidence (%g)", ml->confidence);
+	T_OK(r.gp[GPC_MODEL_LOAD].state == GPS_NOT_COUNTED && strstr(r.gp[GPC_MODEL_LOAD].note, "quick run") &&
+		     near(r.gp_hours, 0),
+	     "quick row: never a goodput loss (%s)", r.gp[GPC_MODEL_LOAD].note ? r.gp[GPC_MODEL_LOAD].note : "");
+	rate_result_free(&r);
+	/* a full run beside it: goodput takes the full row only */
+	add(&s, "{\"schema\":\"cmax.bench.results/1\",\"results\":[{\"id\":\"bench.storage-seq-read-1m-buffered-c1\","
+		"\"status\":\"PASS\",\"host\":\"n1\",\"mode\":\"full\",\"observed\":{\"bw_gb_s\":0.035}}]}");
+	compute(&rb, &s, NULL, &r);
+	ml = item_of(&r, "storage.model-load");
+	/* 140 / 0.035 = 4000 s: 10 x 30.4167 x 4000 x 32 / 3600 = 10814.8 GPU-h */
+	T_OK(r.gp[GPC_MODEL_LOAD].state == GPS_MEASURED && near(r.gp[GPC_MODEL_LOAD].hours, 10 * 730.0 / 24 * 4000 * 32 / 3600),
+	     "quick and full rows: goodput from the full one (%g GPU-h)", r.gp[GPC_MODEL_LOAD].hours);
+	T_OK(near(ml->confidence, (rb.quick_confidence + 1) / 2), "confidence: the mean of a quick and a full row (%g)",
+	     ml->confidence);
+	rate_result_free(&r);
+	ev_free(&s);
+
+	/* impossible evidence: a negative detection, a rate that would take forever, a string for a number */
+	ev_init(&s);
+	add(&s, "{\"schema\":\"cmax.inject/1\",\"timeline\":{\"times\":{\"detect_s\":-100,\"usable_s\":2790}},"
+		"\"results\":[{\"id\":\"inject.detect\",\"status\":\"PASS\",\"host\":\"g1\"},"
+		"{\"id\":\"inject.return\",\"status\":\"PASS\",\"host\":\"g1\"}]}");
+	add(&s, "{\"schema\":\"cmax.bench.results/1\",\"results\":[{\"id\":\"bench.storage-seq-read-1m-direct-c1\","
+		"\"status\":\"PASS\",\"host\":\"n1\",\"observed\":{\"bw_gb_s\":1e-300}},"
+		"{\"id\":\"bench.lifecycle-vllm-ready\",\"status\":\"PASS\",\"host\":\"n1\",\"observed\":{\"ready_s\":\"NaN\"}}]}");
+	compute(&rb, &s, NULL, &r);
+	const struct item_res *det = item_of(&r, "reliability.detect-time"), *inj = item_of(&r, "reliability.injection");
+	T_OK(r.nbad == 2 && !strcmp(r.bad[0].path, "timeline.times.detect_s") && strstr(r.bad[0].why, "below 0") &&
+		     !strcmp(r.bad[1].path, "observed.ready_s"),
+	     "the negative detection and the NaN string are named (%zu: %s %s)", r.nbad, r.nbad ? r.bad[0].path : "",
+	     r.nbad ? r.bad[0].why : "");
+	T_OK(!det->has_evidence && inj->nmalformed == 1 && near(inj->score, 100) && !item_of(&r, "lifecycle.vllm-ready")->has_evidence,
+	     "their rows are scored nowhere (detection missing, the injection item counts the other row only)");
+	T_OK(r.gp[GPC_DETECT].state == GPS_NOT_MEASURED && r.gp[GPC_RECOVERY].hours >= 0,
+	     "no negative goodput from a negative time");
+	T_OK(item_of(&r, "storage.model-load")->never && r.gp[GPC_MODEL_LOAD].state == GPS_UNBOUNDED,
+	     "1e-300 GB/s: a load that never completes, not an infinite number");
+	json_t *j = rate_to_json(&r, &(struct rate_doc_meta){ .ev = &s });
+	char *text = json_dumps(j, 0);
+	/* every number rate writes is finite: jansson refuses the others and would drop the field */
+	int finite = 1;
+	const json_t *ml2 = NULL;
+	for (size_t c = 0; c < json_array_size(json_object_get(j, "categories")); c++) {
+		const json_t *items = json_object_get(json_array_get(json_object_get(j, "categories"), c), "items");
+		for (size_t i = 0; i < json_array_size(items); i++)
+			if (!strcmp(json_string_value(json_object_get(json_array_get(items, i), "id")), "storage.model-load"))
+				ml2 = json_array_get(items, i);
+	}
+	finite &= ml2 && json_is_null(json_object_get(ml2, "value")) && json_is_true(json_object_get(ml2, "never")) &&
+		  json_is_number(json_object_get(ml2, "score"));
+	T_OK(text && json_array_size(json_object_get(j, "malformed")) == 2 && json_object_get(j, "goodput") &&
+		     json_object_get(j, "score") && finite,
+	     "JSON: every field there, malformed listed, the never-completing load without a value");
+	free(text);
+	json_decref(j);
+	rate_result_free(&r);
+	ev_free(&s);
+	rubric_free(&rb);
+
+	/* what fixing a disqualifier gives: the uncapped tier under the other caps */
+	struct rubric small;
+	rubric_from_json(&small, small_rubric(), "small", &err);
+	json_array_append_new(json_object_get(small.root, "disqualifiers"),
+			      json_pack("{s:s,s:s,s:s,s:s,s:s}", "id", "acs", "name", "PCIe ACS left enabled", "cap",
+					"Not Recommended - Underperforming", "kind", "rows", "rows", "hardware.pcie-acs"));
+	json_array_append_new(json_object_get(small.root, "disqualifiers"),
+			      json_pack("{s:s,s:s,s:s,s:s,s:s}", "id", "gdr", "name", "GPUDirect RDMA not enabled", "cap",
+					"Not Recommended - Underperforming", "kind", "rows", "rows", "hardware.gpudirect-rdma"));
+	json_t *copy = json_deep_copy(small.root);
+	rubric_free(&small);
+	rubric_from_json(&small, copy, "small+dq", &err);
+	ev_init(&s);
+	for (int c = 0; c < RATE_NCAT; c++) {
+		char id[64];
+		snprintf(id, sizeof id, "%s.x", rate_category_ids[c]);
+		audit_row(&s, id, "PASS", "n1", "null", "2026-01-01T00:00:00Z");
+	}
+	audit_row(&s, "hardware.pcie-acs", "FAIL", "gpu017", "null", "2026-01-01T00:00:00Z");
+	compute(&small, &s, NULL, &r);
+	T_OK(r.uncapped == TIER_PLATINUM && r.tier == TIER_UNDERPERFORMING && r.dq[0].would == TIER_PLATINUM,
+	     "one disqualifier: Underperforming, would rate Platinum once fixed");
+	rate_result_free(&r);
+	audit_row(&s, "hardware.gpudirect-rdma", "FAIL", "gpu017", "null", "2026-01-01T00:00:00Z");
+	compute(&small, &s, NULL, &r);
+	T_OK(r.tier == TIER_UNDERPERFORMING && r.dq[0].would == TIER_UNDERPERFORMING && r.dq[1].would == TIER_UNDERPERFORMING,
+	     "two: fixing either alone leaves the other's cap");
+	rate_result_free(&r);
+	ev_free(&s);
+	rubric_free(&small);
+}
+
 int main(void)
 {
 	test_rubric_validation();
@@ -647,5 +1074,8 @@ int main(void)
 	test_disqualifiers();
 	test_dedup();
 	test_goodput();
+	test_evidence_values();
+	test_method_figures();
+	test_quick_and_malformed();
 	return t_done();
 }

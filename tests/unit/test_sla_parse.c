@@ -280,6 +280,46 @@ static void test_detect(void)
 	}
 }
 
+/* Times no real cluster's record holds: listed as malformed by every format, never counted. */
+static void test_insane(void)
+{
+	T_OK(!sla_time_insane(SLA_SANE_FROM) && sla_time_insane(SLA_SANE_FROM - 1) && sla_time_insane(SLA_SANE_TO) &&
+		     !sla_time_insane(SLA_SANE_TO - 1) && !sla_time_insane(SLA_OPEN) && !sla_time_insane(SLA_NOTIME),
+	     "the range is [2000-01-01, 2100-01-01); open and unknown are not times");
+	T_OK(sla_secs_insane(1.0 / 0.0, 0, 10) && sla_secs_insane(-1, 0, 10) && sla_secs_insane(11, 0, 10) &&
+		     !sla_secs_insane(10, 0, 10) && !sla_secs_insane(0, 0, 10),
+	     "seconds: finite and within the bounds");
+	struct run r;
+	run(&r, SF_CSV,
+	    "node,start,end\n"
+	    "a,2026-11-03T00:00:00Z,2026-11-03T01:00:00Z\n"
+	    "b,1970-01-01T00:00:00Z,1970-01-01T01:00:00Z\n"
+	    "c[1-2],2026-11-03T00:00:00Z,2150-01-01T00:00:00Z\n"
+	    "d,2012-01-01T00:00:00Z,2026-11-03T00:00:00Z\n"
+	    "e,2099-12-31T23:00:00Z,\n");
+	T_INTEQ(r.rc, 0, "read");
+	T_OK(r.ev.n == 2 && !strcmp(r.ev.v[0].node, "a") && !strcmp(r.ev.v[1].node, "e"), "only the sane records are events");
+	T_INTEQ((long)json_array_size(r.p.malformed), 3, "three malformed, a host list of two nodes listed once");
+	T_STREQ(msrc(&r, 1), "f:4", "listed with the record's line");
+	T_STREQ(why(&r, 0), "b: start 1970-01-01T00:00:00Z is before 2000-01-01 (a clock that was never set, or a corrupted time): "
+			    "malformed, not counted",
+		"an unset clock");
+	T_STREQ(why(&r, 2), "d: 2012-01-01T00:00:00Z to 2026-11-03T00:00:00Z is longer than ten years: not a record of one outage: "
+			    "malformed, not counted",
+		"an absurd duration");
+	T_INTEQ(r.p.used, 2, "used counts the records that gave events");
+	char a[40], b[40];
+	sla_time_fmt(r.p.first, a, sizeof a);
+	sla_time_fmt(r.p.last, b, sizeof b);
+	T_OK(!strcmp(a, "2012-01-01T00:00:00Z") && !strcmp(b, "2099-12-31T23:00:00Z"), "covers: the times in range only (%s %s)", a, b);
+	done(&r);
+	run(&r, SF_TIMELINE,
+	    "{\"schema\":\"cmax.reboot-test/1\",\"node\":\"n\",\"events\":[{\"event\":\"requested\",\"epoch_s\":1e308},"
+	    "{\"event\":\"back\",\"epoch_s\":1794100000}]}");
+	T_OK(r.rc == 0 && r.ev.n == 0 && json_array_size(r.p.malformed) == 1, "an epoch of 1e308 is malformed, no interval");
+	done(&r);
+}
+
 int main(void)
 {
 	test_sacctmgr();
@@ -289,5 +329,6 @@ int main(void)
 	test_neutral();
 	test_refused();
 	test_detect();
+	test_insane();
 	return t_done();
 }

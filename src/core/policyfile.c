@@ -1,0 +1,179 @@
+/* Policy files validated against their embedded schema (see policyfile.h). */
+#include "policyfile.h"
+#include "exitcodes.h"
+#include "jschema.h"
+#include "strbuf.h"
+#include "yamljson.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Compiled on first use, one per embedded schema, kept for the process. */
+static struct jschema **compiled;
+
+static size_t schema_index(const char *name)
+{
+	size_t i;
+	for (i = 0; embedded_schemas[i].name; i++)
+		if (!strcmp(embedded_schemas[i].name, name))
+			return i;
+	return i;
+}
+
+const struct jschema *policy_schema(const char *name, char **err)
+{
+	size_t n = schema_index(""), i = schema_index(name ? name : "");
+
+	if (err)
+		*err = NULL;
+	if (i == n) {
+		if (err)
+			*err = xasprintf("cmax has no schema '%s' (a bug)", name ? name : "(null)");
+		return NULL;
+	}
+	if (!compiled)
+		compiled = xcalloc(n + 1, sizeof(*compiled));
+	if (!compiled[i]) {
+		char *cerr = NULL;
+		const char *t = embedded_schemas[i].text;
+		compiled[i] = jschema_compile_text(t, strlen(t), &cerr);
+		if (!compiled[i]) {
+			if (err)
+				*err = xasprintf("the embedded schema %s does not compile (a bug): %s", name,
+						 cerr ? cerr : "?");
+			free(cerr);
+			return NULL;
+		}
+	}
+	return compiled[i];
+}
+
+/* Keys in the pointer come from the file: keep the message on one line. */
+static char *printable(const char *s)
+{
+	char *c = str_sanitize(s, strlen(s));
+	for (char *p = c; *p; p++)
+		if (*p == '\n' || *p == '\t')
+			*p = ' ';
+	return c;
+}
+
+int policy_validate(const json_t *doc, const char *schema, const char *label, char **err)
+{
+	char *serr = NULL, *ptr = NULL, *msg = NULL;
+	const struct jschema *s = policy_schema(schema, &serr);
+
+	*err = NULL;
+	if (!s) {
+		*err = xasprintf("%s: %s", label, serr);
+		free(serr);
+		return EXIT_SOFTWARE;
+	}
+	if (!jschema_validate(s, doc, &ptr, &msg))
+		return 0;
+	char *p = printable(ptr ? ptr : "");
+	*err = xasprintf("%s: %s: %s", label, *p ? p : "top level", msg ? msg : "invalid");
+	free(p);
+	free(ptr);
+	free(msg);
+	return EXIT_DATAERR;
+}
+
+static json_t *read_json(const char *path, int *rc, char **err)
+{
+	FILE *f = fopen(path, "rb");
+	json_error_t je;
+
+	if (!f) {
+		*err = xasprintf("%s: %s", path, strerror(errno));
+		*rc = EXIT_NOINPUT;
+		return NULL;
+	}
+	json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
+	fclose(f);
+	if (!doc) {
+		*err = xasprintf("%s: %s (line %d)", path, je.text, je.line);
+		*rc = EXIT_DATAERR;
+	}
+	return doc;
+}
+
+json_t *policy_load(const char *path, const char *schema, enum policy_format fmt, int *rc, char **err)
+{
+	json_t *doc;
+
+	*rc = 0;
+	*err = NULL;
+	if (fmt == POLICY_YAML) {
+		int missing = 0;
+		char *yerr = NULL;
+		doc = yamljson_load_file2(path, &yerr, &missing);
+		if (!doc) {
+			/* yamljson's message names the file already */
+			*err = yerr ? yerr : xasprintf("%s: cannot be read", path);
+			*rc = missing ? EXIT_NOINPUT : EXIT_DATAERR;
+			return NULL;
+		}
+	} else {
+		doc = read_json(path, rc, err);
+		if (!doc)
+			return NULL;
+	}
+	*rc = policy_validate(doc, schema, path, err);
+	if (*rc) {
+		json_decref(doc);
+		return NULL;
+	}
+	return doc;
+}
+
+int policy_check(const char *path, const char *schema, enum policy_format fmt, char **err)
+{
+	int rc;
+	json_t *doc = policy_load(path, schema, fmt, &rc, err);
+	json_decref(doc);
+	return rc;
+}
+
+int policy_check_if_present(const char *path, const char *schema, enum policy_format fmt, char **err)
+{
+	*err = NULL;
+	if (access(path, F_OK) != 0 && errno == ENOENT)
+		return 0;
+	return policy_check(path, schema, fmt, err);
+}
+
+const char *policy_schema_for(const char *relpath, enum policy_format *fmt)
+{
+	static const struct {
+		const char *file, *schema;
+		enum policy_format fmt;
+	} map[] = {
+		{ "thresholds.json", "thresholds", POLICY_JSON },
+		{ "bench-thresholds.json", "bench-thresholds", POLICY_JSON },
+		{ "minimum-versions.json", "minimum-versions", POLICY_JSON },
+		{ "rubric.json", "rubric", POLICY_YAML },
+		{ "sla-levels.json", "sla-levels", POLICY_YAML },
+		{ "health-policy.json", "health-policy", POLICY_JSON },
+		{ "xid-catalog.json", "xid-catalog", POLICY_JSON },
+		{ "gpu-models.json", "gpu-models", POLICY_JSON },
+		{ "gpu-specs.json", "gpu-specs", POLICY_JSON },
+		{ "gemm-shapes.json", "gemm-shapes", POLICY_JSON },
+	};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (!strcmp(relpath, map[i].file)) {
+			if (fmt)
+				*fmt = map[i].fmt;
+			return map[i].schema;
+		}
+	if (str_starts(relpath, "accept/") && !strchr(relpath + 7, '/') &&
+	    (str_ends(relpath, ".yaml") || str_ends(relpath, ".yml") || str_ends(relpath, ".json"))) {
+		if (fmt)
+			*fmt = POLICY_YAML;
+		return "accept-plan";
+	}
+	return NULL;
+}
