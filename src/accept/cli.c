@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include "core/selfcheck.h"
 #include "accept/accept.h"
 #include "accept/judge.h"
 #include "accept/output.h"
@@ -866,7 +867,12 @@ int cmd_accept(int argc, char **argv)
 		.dec = &dec, .interrupted = g_sig != 0, .started_at = started, .finished_at = finished,
 	};
 	doc = acc_report_json(&rep);
-	int wrc = 0;
+	int wrc = doc_selfcheck(doc, "accept", "accept");
+	if (wrc) {
+		/* never write a document that breaks its own contract; the verdict is unknown */
+		rc = wrc;
+		goto out;
+	}
 	if (!o.nfrom) {
 		char *ap = xasprintf("%s/accept.json", outdir);
 		int w = write_doc(ap, doc);

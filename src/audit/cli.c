@@ -6,6 +6,7 @@
 #include "target.h"
 #include "rundir.h"
 #include "../core/exitcodes.h"
+#include "../core/selfcheck.h"
 #include "../core/strbuf.h"
 #include "../core/sysroot.h"
 #include "../core/clock.h"
@@ -821,8 +822,10 @@ int cmd_audit(int argc, char **argv)
 		json_object_set_new(values, "fleet_error", ctx.fleet_error ? json_string(ctx.fleet_error) : json_null());
 	}
 
-	/* Reports first, so a broken terminal cannot lose them. */
-	char *rj = json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	/* Reports first, so a broken terminal cannot lose them; never a results
+	 * file that breaks its own schema (the facts and the text still are written). */
+	int selfbad = doc_selfcheck(results, "audit-results", "audit");
+	char *rj = selfbad ? NULL : json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *vj = json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *txt = dump_text(&meta, ctx.fleet, rows, nrows, 3);
 	int wrc = 0;
@@ -848,7 +851,8 @@ int cmd_audit(int argc, char **argv)
 	free(txt);
 
 	if (o.json) {
-		report_json(stdout, results);
+		if (!selfbad)
+			report_json(stdout, results);
 	} else {
 		if (fleet)
 			fleet_report_text(stdout, &meta, ctx.fleet, rows, nrows, o.verbose, use_color(&o, stdout));
@@ -858,7 +862,9 @@ int cmd_audit(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	if (wrc)
+	if (selfbad)
+		exit_code = selfbad;
+	else if (wrc)
 		exit_code = wrc;
 	else if (o.profile && !strcmp(o.profile, "security") && counts[ST_FAIL] && !o.exit_zero)
 		exit_code = EXIT_FINDINGS;

@@ -5,6 +5,8 @@
 #include "../core/datafile.h"
 #include "../core/policyfile.h"
 #include "../core/exitcodes.h"
+#include "../core/readfile.h"
+#include "../core/selfcheck.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../core/sysroot.h"
@@ -465,8 +467,8 @@ int bench_finish(struct bench_run *b, void (*table)(FILE *, const struct bench_r
 {
 	bench_cleanup(b);
 	json_t *doc = results_doc(b);
-	int rc = EXIT_OK;
-	if (b->o->output_file) {
+	int rc = doc_selfcheck(doc, "bench-results", "bench");
+	if (rc == EXIT_OK && b->o->output_file) {
 		FILE *f = fopen(b->o->output_file, "w");
 		if (!f || report_json(f, doc) != 0) {
 			fprintf(stderr, "cmax bench %s: cannot write %s: %s\n", b->name, b->o->output_file, strerror(errno));
@@ -475,9 +477,10 @@ int bench_finish(struct bench_run *b, void (*table)(FILE *, const struct bench_r
 		if (f)
 			fclose(f);
 	}
-	if (b->o->json)
-		report_json(stdout, doc);
-	else {
+	if (b->o->json) {
+		if (rc != EXIT_SOFTWARE)
+			report_json(stdout, doc);
+	} else {
 		table(stdout, b);
 		report_text_counts(stdout, b->rows, b->nrows, 0);
 		if (b->o->verbose)
@@ -510,26 +513,5 @@ void bench_free(struct bench_run *b)
 
 char *bench_read_file(const char *path, size_t cap, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	ssize_t n;
-	while (sb.len < cap && (n = read(fd, buf, sizeof buf)) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			int e = errno;
-			close(fd);
-			sb_free(&sb);
-			errno = e;
-			return NULL;
-		}
-		sb_add(&sb, buf, (size_t)n > cap - sb.len ? cap - sb.len : (size_t)n);
-	}
-	close(fd);
-	if (len)
-		*len = sb.len;
-	return sb_detach(&sb);
+	return read_file_capped(path, cap, len);
 }

@@ -17,10 +17,11 @@
 
 #define NODE_DIR "/sys/devices/system/node"
 
-/* Number of CPUs in a kernel cpulist ("0-55,112-167"); -1 when malformed. */
-static long cpulist_count(const char *s)
+/* Walk a kernel range list ("0-55,112-167", the format of cpulist, has_cpu
+ * and the other nodelists), calling fn(first, last, arg) per range.
+ * 0, or -1 when malformed (the stride syntax "0-7:2/4" is for input only). */
+static int range_list_each(const char *s, void (*fn)(long first, long last, void *arg), void *arg)
 {
-	long n = 0;
 	const char *p = s;
 	while (*p) {
 		char *end;
@@ -36,43 +37,42 @@ static long cpulist_count(const char *s)
 		} else {
 			b = a;
 		}
-		if (*p == ':') /* stride syntax "0-7:2/4" is for input only; be safe */
+		if (*p == ':')
 			return -1;
-		n += b - a + 1;
+		fn(a, b, arg);
 		if (*p == ',')
 			p++;
 		else if (*p)
 			return -1;
 	}
-	return n;
+	return 0;
+}
+
+static void count_range(long first, long last, void *arg)
+{
+	*(long *)arg += last - first + 1;
+}
+
+/* Number of CPUs in a kernel cpulist; -1 when malformed. */
+static long cpulist_count(const char *s)
+{
+	long n = 0;
+	return range_list_each(s, count_range, &n) < 0 ? -1 : n;
+}
+
+struct id_in { long id; int in; };
+
+static void find_id(long first, long last, void *arg)
+{
+	struct id_in *q = arg;
+	q->in |= q->id >= first && q->id <= last;
 }
 
 /* Is node id in a kernel nodelist ("0-1,3")? 1 yes, 0 no, -1 malformed. */
 static int nodelist_has(const char *s, long id)
 {
-	const char *p = s;
-	int in = 0;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0)
-			return -1;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return -1;
-			p = end;
-		} else {
-			b = a;
-		}
-		in |= id >= a && id <= b;
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return in;
+	struct id_in q = { id, 0 };
+	return range_list_each(s, find_id, &q) < 0 ? -1 : q.in;
 }
 
 /* "Node 3 MemTotal:  192937984 kB" */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "core/readfile.h"
 #include "core/strbuf.h"
 #include "core/yamljson.h"
 
@@ -215,40 +216,18 @@ json_t *yamljson_load_file2(const char *path, char **err, int *missing)
 	if (missing)
 		*missing = 0;
 	*err = NULL;
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		if (missing)
+	size_t n = 0;
+	char *buf = read_file_capped(path, YJ_MAX_BYTES + 1, &n);
+	if (!buf) {
+		/* opening failed: missing (66); reading failed (a directory, EIO): bad input (65) */
+		if (missing && errno != EISDIR && errno != EIO)
 			*missing = 1;
 		*err = xasprintf("%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	size_t got;
-	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			if (cap >= YJ_MAX_BYTES) {
-				free(buf);
-				fclose(f);
-				*err = xasprintf("%s: larger than %u MiB", path, YJ_MAX_BYTES >> 20);
-				return NULL;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	int rerr = ferror(f);
-	fclose(f);
-	if (!buf || rerr) {
+	if (n > YJ_MAX_BYTES) {
 		free(buf);
-		*err = xasprintf("%s: %s", path, buf ? "read error" : "out of memory");
+		*err = xasprintf("%s: larger than %u MiB", path, YJ_MAX_BYTES >> 20);
 		return NULL;
 	}
 	char *inner = NULL;

@@ -5,6 +5,7 @@
 #include "core/argv.h"
 #include "core/clock.h"
 #include "core/exitcodes.h"
+#include "core/readfile.h"
 #include "core/strbuf.h"
 
 #include <errno.h>
@@ -75,20 +76,6 @@ void inj_sleep_ms(long ms)
 	nanosleep(&ts, NULL); /* a signal ends the wait early: the loops check inject_stopped() */
 }
 
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	struct strbuf sb = STRBUF_INIT;
-	char buf[8192];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_add(&sb, buf, n);
-	fclose(f);
-	*len = sb.len;
-	return sb_detach(&sb);
-}
 
 static void free_all(void)
 {
@@ -140,7 +127,7 @@ static int text_field(json_t *e, const char *key, const char *dir, char **out, s
 		}
 		const char *fn = json_string_value(f);
 		char *p = fn[0] == '/' ? xstrdup(fn) : xasprintf("%s/%s", dir, fn);
-		*out = slurp(p, len);
+		*out = read_file_capped(p, 64u << 20, len); /* recorded outputs are small; 64 MiB bounds a mistake */
 		if (!*out) {
 			*why = xasprintf("%s: %s: %s", fk, p, strerror(errno));
 			free(p);

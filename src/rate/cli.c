@@ -13,6 +13,7 @@
 
 #include "core/datafile.h"
 #include "core/policyfile.h"
+#include "core/selfcheck.h"
 #include "core/exitcodes.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
@@ -452,10 +453,13 @@ int cmd_rate(int argc, char **argv)
 			if (!o.json)
 				rate_compare_text(stdout, prov, nsets, &rb, o.verbose);
 		}
-		if (o.json)
+		int bad = doc_selfcheck(doc, o.compare ? "rate-compare" : "rate", "rate");
+		if (bad)
+			rc = bad;
+		else if (o.json)
 			report_json(stdout, doc);
 		fflush(stdout);
-		if (o.output_file)
+		if (o.output_file && !bad)
 			rc = write_doc(o.output_file, doc);
 		for (size_t i = 0; i < nsets; i++) {
 			rate_result_free(&prov[i].res);

@@ -7,6 +7,7 @@
 #include "core/datafile.h"
 #include "core/exitcodes.h"
 #include "core/policyfile.h"
+#include "core/selfcheck.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
 #include "core/yamljson.h"
@@ -515,7 +516,9 @@ int cmd_sla(int argc, char **argv)
 	struct sla_run run = { .l = lay, .ev = &ev, .w = &win, .pol = pol, .res = res, .all = all, .nall = nall,
 			       .inputs = inputs, .period_label = o.label, .price = o.price, .verbose = o.verbose };
 	json_t *doc = o.json ? sla_report_json(&run) : NULL;
-	rc = write_out(&o, doc, &run);
+	rc = doc ? doc_selfcheck(doc, "sla", "sla") : 0;
+	if (!rc)
+		rc = write_out(&o, doc, &run);
 	json_decref(doc);
 done:
 	free(err);
