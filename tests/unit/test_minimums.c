@@ -168,13 +168,13 @@ static void test_kinds(void)
 	mv_verdict_free(&v);
 
 	/* releaseWindow */
-	G("nvhpc", "26.9", NULL, MV_PASS, "current release");
-	G("nvhpc", "26.5", NULL, MV_PASS, "window");
-	G("nvhpc", "26.7", NULL, MV_PASS, NULL);
-	G("nvhpc", "26.3", NULL, MV_FAIL, "previous release 26.5");
+	G("nvhpc", "26.11", NULL, MV_PASS, "current release");
+	G("nvhpc", "26.9", NULL, MV_PASS, "window");
+	G("nvhpc", "26.10", NULL, MV_PASS, NULL);
+	G("nvhpc", "26.5", NULL, MV_FAIL, "previous release 26.9");
 	G("nvhpc", "25.11", NULL, MV_FAIL, NULL);
-	G("nvhpc", "26.11", NULL, MV_PASS, NULL);
-	G("nvhpc", "26.5.1", NULL, MV_PASS, NULL);
+	G("nvhpc", "27.1", NULL, MV_PASS, NULL);
+	G("nvhpc", "26.9.1", NULL, MV_PASS, NULL);
 
 	/* distroPackages */
 	G("ubuntuNoble", "6.8.0-110-generic", "linuxFragnesia", MV_FAIL, "ABI 110 is below the fixed ABI 124");
