@@ -715,7 +715,10 @@ int cmd_audit(int argc, char **argv)
 		json_t *doc = plan_json(&ctx, &plan, &o);
 		if (k8s)
 			json_object_set_new(doc, "cluster_objects", fanout_objects(&ctx, &o));
-		exit_code = write_plan(doc, &o);
+		/* a plan that breaks its own schema is printed nowhere, in no format */
+		exit_code = doc_selfcheck(doc, "audit-plan", "audit");
+		if (!exit_code)
+			exit_code = write_plan(doc, &o);
 		json_decref(doc);
 		goto done;
 	}
@@ -823,10 +826,11 @@ int cmd_audit(int argc, char **argv)
 	}
 
 	/* Reports first, so a broken terminal cannot lose them; never a results
-	 * file that breaks its own schema (the facts and the text still are written). */
+	 * file that breaks its own schema (the other files and the text still are written). */
 	int selfbad = doc_selfcheck(results, "audit-results", "audit");
+	int valbad = doc_selfcheck(values, "audit-values", "audit");
 	char *rj = selfbad ? NULL : json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	char *vj = json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
+	char *vj = valbad ? NULL : json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *txt = dump_text(&meta, ctx.fleet, rows, nrows, 3);
 	int wrc = 0;
 	struct { const char *name; char *data; } files[] = {
@@ -862,8 +866,8 @@ int cmd_audit(int argc, char **argv)
 	}
 	fflush(stdout);
 
-	if (selfbad)
-		exit_code = selfbad;
+	if (selfbad || valbad)
+		exit_code = selfbad ? selfbad : valbad;
 	else if (wrc)
 		exit_code = wrc;
 	else if (o.profile && !strcmp(o.profile, "security") && counts[ST_FAIL] && !o.exit_zero)

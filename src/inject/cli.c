@@ -12,6 +12,7 @@
 #include "core/exitcodes.h"
 #include "core/policyfile.h"
 #include "core/runner.h"
+#include "core/selfcheck.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
 #include "core/sysroot.h"
@@ -406,6 +407,18 @@ static json_t *fault_json(const struct iopts *o, const struct expectation *e)
 	return f;
 }
 
+/* The --json document, after its own schema (docs/schema/inject.schema.json):
+ * one that breaks it is not printed, and the run exits 70 (core/selfcheck.h). */
+static int print_doc(const json_t *doc)
+{
+	int rc = doc_selfcheck(doc, "inject", "inject");
+	if (rc)
+		return rc;
+	json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+	fputc('\n', stdout);
+	return EXIT_OK;
+}
+
 static void print_fault(const struct iopts *o, const struct inj_plan *p, const struct expectation *e, FILE *f)
 {
 	if (!strcmp(o->kind, "ras"))
@@ -520,8 +533,7 @@ int cmd_inject(int argc, char **argv)
 
 	if (o.dry_run) {
 		if (o.json) {
-			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-			fputc('\n', stdout);
+			exit_code = print_doc(doc);
 		} else {
 			print_fault(&o, &plan, &e, stdout);
 			printf("Dry run: nothing was changed. A real run would:\n");
@@ -609,8 +621,7 @@ int cmd_inject(int argc, char **argv)
 	if (o.inject_only) {
 		if (o.json) {
 			json_object_set_new(doc, "timeline", tl_json(&t));
-			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-			fputc('\n', stdout);
+			exit_code = print_doc(doc);
 		} else {
 			print_fault(&o, &plan, &e, stdout);
 			printf("Injected; not measured (--inject-only).\n");
@@ -695,10 +706,8 @@ int cmd_inject(int argc, char **argv)
 	json_object_set_new(vd, "summary", json_string(verdict));
 	json_object_set_new(doc, "verdict", vd);
 	json_object_set_new(doc, "interrupted", json_boolean(interrupted));
-	if (o.json) {
-		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
-		fputc('\n', stdout);
-	} else {
+	int selfbad = o.json ? print_doc(doc) : 0;
+	if (!o.json) {
 		print_fault(&o, &plan, &e, stdout);
 		printf("Timeline (%s, every %ld ms):\n", pcmd, o.poll_ms);
 		tl_print(&t, stdout);
@@ -712,7 +721,10 @@ int cmd_inject(int argc, char **argv)
 	free(rows);
 	free(verdict);
 	tl_free(&t);
-	exit_code = interrupted ? EXIT_DECLINED : st == ST_FAIL || st == ST_ERROR ? EXIT_FINDINGS : EXIT_OK;
+	if (selfbad)
+		exit_code = selfbad;
+	else
+		exit_code = interrupted ? EXIT_DECLINED : st == ST_FAIL || st == ST_ERROR ? EXIT_FINDINGS : EXIT_OK;
 out:
 	free(pcmd);
 	json_decref(doc);

@@ -16,6 +16,7 @@
 #include "replay.h"
 #include "core/exitcodes.h"
 #include "core/runner.h"
+#include "core/selfcheck.h"
 #include "core/strbuf.h"
 #include "core/usage.h"
 #include "config.h"
@@ -631,10 +632,12 @@ report:;
 	json_object_set_new(vd, "status", json_string(status_name(st)));
 	json_object_set_new(vd, "summary", json_string(rows[1]->summary));
 	json_object_set_new(doc, "verdict", vd);
-	if (o.json) {
+	/* never a document that breaks its own schema: not printed, exit 70 (core/selfcheck.h) */
+	int selfbad = o.json ? doc_selfcheck(doc, "reboot-test", "reboot-test") : 0;
+	if (o.json && !selfbad) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', stdout);
-	} else {
+	} else if (!o.json) {
 		printf("cmax reboot-test: %s through %s\n", o.node, o.k8s ? "Kubernetes" : "Slurm");
 		for (int i = 0; i < r.nev; i++)
 			printf("  %+9.3fs  %-15s %s\n", (double)r.ev[i].t_ms / 1000.0, r.ev[i].name, r.ev[i].detail);
@@ -651,7 +654,9 @@ report:;
 		result_free(rows[i]);
 	for (int i = 0; i < r.nev; i++)
 		free(r.ev[i].detail);
-	if (exit_code == EXIT_OK)
+	if (selfbad)
+		exit_code = selfbad;
+	else if (exit_code == EXIT_OK)
 		exit_code = interrupted ? EXIT_DECLINED : st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
 	free(before);
 	free(after);

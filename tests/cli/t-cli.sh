@@ -58,6 +58,16 @@ touch "$TMP/exists.yaml"
 expect_rc 73 "--output-file never overwrites" "$CMAX" audit --local --dry-run -o yaml --output-file "$TMP/exists.yaml"
 expect_rc 0 "--output-file writes a new file" "$CMAX" audit --local --dry-run -o yaml --output-file "$TMP/new.yaml"
 check "--output-file content" grep -q 'cmax.audit.plan/1' "$TMP/new.yaml"
+# every plan above (JSON and YAML, fixture and this machine, full and security) and one with
+# --active matches docs/schema/audit-plan.schema.json, its collectors and probes consistent;
+# python3-jsonschema and cmax's own validator agree (tests/contract/validate-docs.py)
+run_fixture h100-healthy "$TMP/plana" --local --active --dry-run -o json
+if "$PY" "$SRCDIR/tests/contract/validate-docs.py" --c-validator "$BUILD/test_docschemas" \
+	"$TMP"/plan{,y,s,a}/stdout "$TMP/new.yaml" >"$TMP/vd" 2>&1; then
+	ok "every --dry-run plan validates (both validators agree)"
+else
+	not_ok "every --dry-run plan validates"; diag <"$TMP/vd"
+fi
 
 # security profile: exit 2 on FAIL unless --exit-zero
 run_fixture misconfig-b300 "$TMP/sec" security --local --yes --output-dir "$TMP/sec/run"

@@ -15,7 +15,7 @@ normalize_text() {
 	sed -E -e "s#$SRCDIR#@SRC@#g" -e "s#$TMP#@TMP@#g"
 }
 
-all_json=()
+all_json=() all_values=()
 for hd in "$SRCDIR"/tests/fixtures/hosts/*/; do
 	host=$(basename "$hd")
 	out=$TMP/$host
@@ -42,6 +42,7 @@ for hd in "$SRCDIR"/tests/fixtures/hosts/*/; do
 	normalize_json <"$out/stdout" >"$out/got.json"
 	normalize_text <"$out/run/audit.out" >"$out/got.txt"
 	all_json+=("$out/stdout")
+	all_values+=("$out/run/audit.values.json")
 	for kind in json txt; do
 		golden=$hd/expected.$kind
 		if [ -n "${CMAX_UPDATE_GOLDEN:-}" ]; then
@@ -56,6 +57,15 @@ for hd in "$SRCDIR"/tests/fixtures/hosts/*/; do
 		fi
 	done
 done
+
+# audit.values.json of every host: docs/schema/audit-values.schema.json (collector states, reasons,
+# evidence), python3-jsonschema and cmax's own validator agreeing (tests/contract/validate-docs.py)
+if "${PYTHON:-/usr/bin/python3}" "$SRCDIR/tests/contract/validate-docs.py" --c-validator "$BUILD/test_docschemas" \
+	"${all_values[@]}" >"$TMP/values" 2>&1; then
+	ok "every audit.values.json validates (${#all_values[@]} hosts, both validators agree)"
+else
+	not_ok "every audit.values.json validates (${#all_values[@]} hosts)"; diag <"$TMP/values"
+fi
 
 # Coverage of the corpus: every check PASSes somewhere and FAILs or WARNs somewhere.
 if "${PYTHON:-/usr/bin/python3}" "$SRCDIR/tests/contract/coverage.py" "${all_json[@]}" >"$TMP/coverage" 2>&1; then

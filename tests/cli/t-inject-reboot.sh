@@ -16,6 +16,16 @@
 PY=${PYTHON:-python3}
 unset SLURM_JOB_NODELIST SLURM_JOB_ID
 jget() { "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$@" 2>&1; }
+# validated DESC FILE...: docs/schema/reboot-test.schema.json, events and verdict consistent, and
+# python3-jsonschema and cmax's own validator agreeing (tests/contract/validate-docs.py)
+validated() {
+	local d=$1; shift
+	if "$PY" "$SRCDIR/tests/contract/validate-docs.py" --c-validator "$BUILD/test_docschemas" "$@" >"$TMP/vd" 2>&1; then
+		ok "$d"
+	else
+		not_ok "$d"; diag <"$TMP/vd"
+	fi
+}
 
 # ---------------------------------------------------------------- Kubernetes
 K=$TMP/k8s
@@ -83,6 +93,7 @@ check "k8s interrupted during the drain: exit 130, got $?" test $? = 130
 check "k8s interrupted: uncordoned" grep -q '^uncordon gpu-1$' "$K/calls"
 check "k8s interrupted: never rebooted" test -z "$(grep '^debug' "$K/calls")"
 check "k8s interrupted: clean-up reported" test "$(jget "$TMP/k3.json" 'd["cleanup"]')" = "uncordoned gpu-1 (evicted pods are not restored)"
+validated "k8s: every document validates (PASS, FAIL, interrupted)" "$TMP"/k{1,2,3}.json
 
 # ---------------------------------------------------------------- Slurm
 for c in slurmctld slurmd munged scontrol sinfo srun sbatch; do
@@ -131,4 +142,5 @@ check "slurm reboot issued but no new boot: exit 2, got $rc" test $rc = 2
 # "pending" is optional; the order of the rest is not.
 check "slurm issued: REBOOT_ISSUED seen" test "$(jget "$TMP/s3.json" '[e["event"] for e in d["events"] if e["event"] != "pending"]')" = "['boot_id_before', 'requested', 'issued', 'down']"
 check "slurm issued: cannot be undone, says so" grep -q "already issued and cannot be undone" "$TMP/s3.json"
+validated "slurm: every document validates (interrupted, timed out, issued)" "$TMP"/s{1,2,3}.json
 done_testing

@@ -151,4 +151,14 @@ else
 	v=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["verdict"]["status"], "|", d["verdict"]["summary"])' "$TMP/nohc.json" 2>&1)
 	check "no health program: verdict '$v'" test "$v" = "FAIL | not detected within 4 s"
 fi
+
+# every document above matches docs/schema/inject.schema.json, its times and verdict consistent;
+# python3-jsonschema and cmax's own validator agree (tests/contract/validate-docs.py)
+docs=()
+for f in "$TMP"/{i79,i13,i43,int,dc,nohc}.json; do [ -s "$f" ] && docs+=("$f"); done
+if python3 "$SRCDIR/tests/contract/validate-docs.py" --c-validator "$BUILD/test_docschemas" "${docs[@]}" >"$TMP/vd" 2>&1; then
+	ok "every inject document validates (${#docs[@]})"
+else
+	not_ok "every inject document validates (${#docs[@]})"; diag <"$TMP/vd"
+fi
 done_testing

@@ -109,6 +109,7 @@ check "sbr JSON: devices below the bridge listed" test "$(jget "$TMP/sbr.json" '
 rc=$(rc_of "$CMAX" inject xid 79 --method sbr --gpu 5a:00.0 --node "$HOST" --sysroot "$R" --yes --i-own-this-node --inject-only --json)
 check "sbr real run on the dump: 0, got $rc" test "$rc" = 0
 check "  two config writes, both ok" test "$(jget "$TMP/out" '[(e["ok"], e["text"][:14]) for e in d["evidence"]]')" = "[(True, 'write bytes [4'), (True, 'write bytes [0')]"
+cp "$TMP/out" "$TMP/sbr-run.json"
 check "  Bridge Control restored to 0x0003" test "$(od -An -tx1 -j $((0x3e)) -N2 "$D/config" | tr -d ' ')" = 0300
 check "sbr on a GPU without a bridge: 66" test "$(rc_of "$CMAX" inject xid 79 --method sbr --gpu 0000:00:02.0 --node "$HOST" --sysroot "$R" --yes --i-own-this-node)" = 66
 check "  says why" grep -q "directly on the root complex" "$TMP/err"
@@ -220,4 +221,20 @@ check "k8s: usable = a pod ran nvidia-smi" test "$(jget "$TMP/k.json" '[e["detai
 check "k8s: probe pod pinned to the node, asks for a GPU, image given" \
 	grep -q '^run cmax-probe-[0-9]*-0 --restart=Never --image cuda:test --overrides .*"nodeSelector":{"kubernetes.io/hostname":"gpu-1"}.*"nvidia.com/gpu":"1"' "$K/calls"
 check "k8s: probe pod deleted" grep -q '^delete pod cmax-probe-[0-9]*-0 --wait=false --ignore-not-found' "$K/calls"
+
+# --- every document printed above matches its schema (docs/schema/inject, reboot-test), with the
+# timeline and verdict consistent; python3-jsonschema and cmax's own validator agree on each and on
+# mutated copies (tests/contract/validate-docs.py). The other methods' dry runs, as JSON, too.
+"$CMAX" inject xid 48 --method dcgm --gpu 2 --node node7 --dry-run --json >"$TMP/dcgm.json"
+"$CMAX" inject xid 79 --node node7 --k8s --platform nvl72 --dry-run --json >"$TMP/k8s-dry.json"
+"$CMAX" inject sxid 20034 --node node7 --gpu 0000:05:00.0 --dry-run --json >"$TMP/sxid.json"
+"$CMAX" inject ras --node "$HOST" --sysroot "$R" --dry-run --json >"$TMP/ras-none.json"
+check "amd-ras dry run where RAS is missing: a document that says it is not available" \
+	test "$(jget "$TMP/ras-none.json" '(d["available"], d["fault"]["block"])')" = "(False, 'umc')"
+docs=("$TMP"/{d,d13,sbr,sbr-run,dcgm,k8s-dry,sxid,ras-none,r2h,rb10,k}.json)
+if "$PY" "$SRCDIR/tests/contract/validate-docs.py" --c-validator "$BUILD/test_docschemas" "${docs[@]}" >"$TMP/vd" 2>&1; then
+	ok "every inject and reboot-test document validates (${#docs[@]}, both validators agree)"
+else
+	not_ok "every inject and reboot-test document validates"; diag <"$TMP/vd"
+fi
 done_testing
