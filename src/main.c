@@ -1,6 +1,7 @@
 /* cmax: rate managed GPU clusters the way a demanding buyer would.
  * A command table (git-style); each command owns its options. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "audit/cli.h"
 #include "bench/bench.h"
@@ -11,6 +12,7 @@
 #include "sla/sla.h"
 #include "accept/accept.h"
 #include "core/exitcodes.h"
+#include "core/readfile.h"
 #include "config.h"
 
 static int cmd_version(int argc, char **argv)
@@ -42,7 +44,7 @@ static void usage(FILE *out)
 	      "Exit status: 0 ok; 1 health check found a problem or acted; 2 security FAIL or plan not accepted; 64 usage; 65 bad input data; 66 missing input;\n"
 	      "69 service unavailable; 70 internal error; 71 OS error; 73 cannot write output;\n"
 	      "75 --timeout budget spent; 77 credentials refused;\n"
-	      "130 declined at the confirmation prompt.\n",
+	      "130 declined at the confirmation prompt, or interrupted (SIGINT; SIGTERM and SIGHUP: 128 + the signal;\nthe report so far is written, marked partial).\n",
 	      out);
 }
 
@@ -90,6 +92,14 @@ int main(int argc, char **argv)
 		return cmd_version(0, NULL);
 	if (!strcmp(name, "--help") || !strcmp(name, "-h"))
 		return cmd_help(0, NULL);
+	/* the input caps' override variables (docs/inputs.md): a typo is a
+	 * usage error here, not a silent default in the middle of a command */
+	char *bad = input_limits_check();
+	if (bad) {
+		fprintf(stderr, "cmax: %s\n", bad);
+		free(bad);
+		return EXIT_USAGE;
+	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		if (!strcmp(commands[i].name, name))
 			return commands[i].fn(argc - 1, argv + 1);

@@ -27,9 +27,12 @@
 #include "core/clock.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/interrupt.h"
+#include "core/outfile.h"
 #include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "evidence/evidence.h"
 #include "report/report.h"
 
@@ -87,7 +90,7 @@ static void usage(FILE *out)
 	      "  -h, --help              this help\n"
 	      "\n"
 	      "Exit status: 0 accepted (and --dry-run), 2 not accepted or retest required,\n"
-	      "64 usage, 65 bad plan or result file, 66 missing file, 73 cannot write, 130 interrupted.\n",
+	      "64 usage, 65 bad plan or result file, 66 missing file, 73 cannot write, 130 interrupted (143 SIGTERM, 129 SIGHUP).\n",
 	      out);
 }
 
@@ -188,31 +191,12 @@ static char *resolve_plan(const char *name)
 
 /* ---- signals: forwarded to the running test ------------------------------------------ */
 
-static volatile sig_atomic_t g_sig, g_budget;
-
-/* Each test runs in its own process group (the runner's setpgid): the
- * terminal's Ctrl-C does not reach it, so pass it on. Only async-signal-safe
- * calls here. */
-static void signal_group(pid_t child, void *sig)
-{
-	kill(-child, *(int *)sig);
-}
-
-static void forward(int sig)
-{
-	runner_each_child(getpid(), signal_group, &sig);
-}
-
-/* The first signal asks (cmax commands then stop, keep their partial
- * results and remove what they wrote); a second one kills. */
-static void on_signal(int sig)
-{
-	int saved = errno;
-	int hard = g_sig != 0;
-	g_sig = sig;
-	forward(hard ? SIGKILL : SIGINT);
-	errno = saved;
-}
+/* SIGINT/SIGTERM/SIGHUP: the core handler (core/interrupt.h) passes the
+ * first on to the running test's process group (the runner gives each its
+ * own, so the terminal's Ctrl-C does not reach it otherwise): a cmax
+ * command then stops, keeps its partial results and removes what it
+ * wrote; a second signal kills. */
+static volatile sig_atomic_t g_budget;
 
 /* The test's time budget ran out: stop it the same gentle way, so a
  * benchmark still removes its files; the runner kills it after a grace. */
@@ -221,19 +205,18 @@ static void on_alarm(int sig)
 	int saved = errno;
 	(void)sig;
 	g_budget = 1;
-	forward(SIGINT);
+	interrupt_forward(SIGINT);
 	errno = saved;
 }
 
 static void trap_signals(void)
 {
+	interrupt_install();
+	/* a benchmark's clean-up may take a while: the same grace as its budget's */
+	runner_set_interrupt_grace_ms(ACC_GRACE_S * 1000);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
 }
@@ -303,12 +286,12 @@ static int load_input(struct ev_set *s, const char *path, json_t *ignored, char 
 			free(names[i]);
 			continue;
 		}
-		json_error_t je;
-		json_t *root = json_load_file(names[i], JSON_REJECT_DUPLICATES, &je);
+		json_t *root = NULL;
+		/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+		int lrc = ev_load_json(names[i], &root, err);
 		const char *schema = json_string_value(json_object_get(root, "schema"));
-		if (!root) {
-			*err = xasprintf("%s: not valid JSON (line %d: %s)", names[i], je.line, je.text);
-			rc = EXIT_DATAERR;
+		if (lrc) {
+			rc = lrc;
 		} else if (!is_result_schema(schema)) {
 			json_t *x = json_object();
 			json_object_set_new(x, "path", json_string(names[i]));
@@ -368,14 +351,19 @@ static char *join_cmd(char **argv, int with_exe)
 	return c;
 }
 
-static int write_file(const char *path, const char *data, size_t len)
+/* Evidence and reports through core/outfile.h (a regular file may be
+ * replaced; a device, symlink or directory anyone can write is refused);
+ * the first failure's message is kept in *err for the caller's one line. */
+static int write_file(const char *path, const char *data, size_t len, char **err)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -1;
-	size_t w = fwrite(data, 1, len, f);
-	int rc = fclose(f);
-	return w == len && rc == 0 ? 0 : -1;
+	char *e = NULL;
+	if (outfile_write(path, data, len, OUTFILE_REPLACE, &e) == 0)
+		return 0;
+	if (!*err)
+		*err = e;
+	else
+		free(e);
+	return -1;
 }
 
 static char *last_line(const char *s, size_t len)
@@ -404,7 +392,7 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	struct cmd_result cr;
 	char dur[32];
 	acc_format_duration(t->duration_s, dur, sizeof dur);
-	fprintf(stderr, "cmax accept: %s: %s (budget %s)\n", t->id, t->title, dur);
+	fprintf(stderr, "cmax accept: %s: %s (budget %s)\n", ts_str(t->id), ts_str(t->title), dur);
 	g_budget = 0;
 	set_alarm(t->duration_s);
 	runner_run((const char *const *)argv, &ro, &cr);
@@ -424,7 +412,7 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	json_object_set_new(r, "elapsed_s", json_real((double)cr.duration_ms / 1000.0));
 	json_object_set_new(r, "budget_s", json_integer(t->duration_s));
 	int rc = 0;
-	char *docpath = NULL;
+	char *docpath = NULL, *werr = NULL;
 	json_t *root = NULL;
 	char *perr = NULL;
 	if (cr.out_len && !cr.out_truncated) {
@@ -437,13 +425,13 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	}
 	if (cr.out_len) {
 		docpath = xasprintf("%s/%s.%s", outdir, t->id, root ? "json" : "stdout");
-		if (write_file(docpath, cr.out, cr.out_len) != 0)
+		if (write_file(docpath, cr.out, cr.out_len, &werr) != 0)
 			rc = EXIT_CANTCREAT;
 		json_object_set_new(r, root ? "document" : "stdout_file", json_string(docpath));
 	}
 	if (cr.err_len) {
 		char *ep = xasprintf("%s/%s.stderr", outdir, t->id);
-		if (write_file(ep, cr.err, cr.err_len) != 0)
+		if (write_file(ep, cr.err, cr.err_len, &werr) != 0)
 			rc = EXIT_CANTCREAT;
 		json_object_set_new(r, "stderr_file", json_string(ep));
 		char *ll = last_line(cr.err, cr.err_len);
@@ -452,7 +440,8 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 		free(ep);
 	}
 	if (rc)
-		fprintf(stderr, "cmax accept: cannot write the evidence of %s under %s: %s\n", t->id, outdir, strerror(errno));
+		fprintf(stderr, "cmax accept: the evidence of %s: %s\n", t->id, werr);
+	free(werr);
 
 	struct acc_docs docs = { NULL, 0 };
 	docs.d = xcalloc(2, sizeof *docs.d);
@@ -485,7 +474,7 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	} else {
 		acc_eval_test(t, s, &docs, res);
 	}
-	fprintf(stderr, "cmax accept: %s: %s: %s\n", t->id, acc_st_name(res->st), res->summary);
+	fprintf(stderr, "cmax accept: %s: %s: %s\n", ts_str(t->id), acc_st_name(res->st), ts_str(res->summary));
 	free(perr);
 	free(docs.d);
 	free(docpath);
@@ -496,8 +485,15 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 
 static int make_outdir(const char *dir)
 {
+	char *err = NULL;
 	if (mkdir(dir, 0755) == 0)
 		return 0;
+	if (errno == EEXIST && outfile_dir_safe(dir, &err) != 0) {
+		/* evidence there could be swapped by anyone (core/outfile.h) */
+		fprintf(stderr, "cmax accept: --output-dir %s\n", err);
+		free(err);
+		return EXIT_CANTCREAT;
+	}
 	if (errno == EEXIST) {
 		DIR *d = opendir(dir);
 		if (!d) {
@@ -542,6 +538,9 @@ static int check_only(const struct opts *o, const struct acc_plan *p)
 {
 	for (size_t i = 0; i < o->nonly; i++) {
 		const char *q = o->only[i];
+		/* "" or a trailing comma names no test: a typo, not "run nothing" */
+		if (!*q || q[strlen(q) - 1] == ',')
+			return uerr("%s", "--only: an empty test id (give ID[,ID...])");
 		while (*q) {
 			size_t l = strcspn(q, ",");
 			size_t k;
@@ -561,8 +560,8 @@ static int check_only(const struct opts *o, const struct acc_plan *p)
 static void print_dry_run(FILE *f, const struct acc_plan *p, char ***argvs, const int *todo, const char *outdir,
 			  const struct acc_prev *prev, int attempt)
 {
-	fprintf(f, "cmax accept --dry-run: %s (%s)\n", p->name, p->path);
-	fprintf(f, "System %s; acceptance date %s; attempt %d of %d%s\n", p->system, p->acceptance_date, attempt,
+	fprintf(f, "cmax accept --dry-run: %s (%s)\n", ts_str(p->name), ts_str(p->path));
+	fprintf(f, "System %s; acceptance date %s; attempt %d of %d%s\n", ts_str(p->system), ts_str(p->acceptance_date), attempt,
 		p->max_attempts, prev ? " (retest)" : "");
 	fprintf(f, "Would run, one after another, each with --json added, documents under %s/:\n\n", outdir);
 	size_t n = 0;
@@ -577,7 +576,7 @@ static void print_dry_run(FILE *f, const struct acc_plan *p, char ***argvs, cons
 		}
 		char *cmd = join_cmd(argvs[i], 1);
 		const char *eff = acc_test_effect(t);
-		fprintf(f, "  %zu. %-22s [%s] %s\n      %s\n%s%s%s", ++n, t->id, dur, t->title, cmd, eff ? "      " : "",
+		fprintf(f, "  %zu. %-22s [%s] %s\n      %s\n%s%s%s", ++n, ts_str(t->id), dur, ts_str(t->title), ts_str(cmd), eff ? "      " : "",
 			eff ? eff : "", eff ? "\n" : "");
 		free(cmd);
 	}
@@ -650,20 +649,15 @@ static long newest_day(const struct ev_set *s)
 	return best;
 }
 
-static int write_doc(const char *path, const json_t *doc)
+/* an --output-file that would be refused is refused before any test runs */
+static int output_file_ok(const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f) {
-		fprintf(stderr, "cmax accept: cannot write %s: %s\n", path, strerror(errno));
-		return EXIT_CANTCREAT;
-	}
-	int bad = report_json(f, doc) != 0;
-	bad |= fclose(f) != 0;
-	if (bad) {
-		fprintf(stderr, "cmax accept: cannot write %s: %s\n", path, strerror(errno));
-		return EXIT_CANTCREAT;
-	}
-	return 0;
+	char *err = NULL;
+	if (!path || outfile_check(path, OUTFILE_REPLACE, &err) == 0)
+		return 0;
+	fprintf(stderr, "cmax accept: %s\n", err);
+	free(err);
+	return EXIT_CANTCREAT;
 }
 
 int cmd_accept(int argc, char **argv)
@@ -710,18 +704,18 @@ int cmd_accept(int argc, char **argv)
 		rc = policy_check(plan_path, "accept-plan", POLICY_YAML, &err);
 	}
 	if (rc) {
-		fprintf(stderr, "cmax accept: %s\n", err);
+		fprintf(stderr, "cmax accept: %s\n", ts_str(err)); /* may quote the plan */
 		goto out;
 	}
 	nt = plan.ntests;
 	for (size_t i = 0; i < o.nvars && !rc; i++)
 		if ((rc = acc_plan_set_var(&plan, o.vars[i], &err)))
-			fprintf(stderr, "cmax accept: %s\n", err);
+			fprintf(stderr, "cmax accept: %s\n", ts_str(err));
 	if (rc || (rc = check_only(&o, &plan)))
 		goto out;
 	if (o.previous) {
 		if ((rc = acc_prev_load(o.previous, &prev, &err)) || (rc = acc_prev_check(&prev, &plan, &err))) {
-			fprintf(stderr, "cmax accept: --previous %s\n", err);
+			fprintf(stderr, "cmax accept: --previous %s\n", ts_str(err));
 			goto out;
 		}
 		have_prev = 1;
@@ -762,7 +756,7 @@ int cmd_accept(int argc, char **argv)
 		for (size_t i = 0; i < o.nfrom; i++) {
 			json_array_append_new(inputs, json_string(o.from[i]));
 			if ((rc = load_input(&ev, o.from[i], ignored, &err))) {
-				fprintf(stderr, "cmax accept: %s\n", err);
+				fprintf(stderr, "cmax accept: %s\n", ts_str(err));
 				goto out;
 			}
 		}
@@ -819,13 +813,13 @@ int cmd_accept(int argc, char **argv)
 			rc = EXIT_OK;
 			goto out;
 		}
-		if ((rc = confirm(&plan, todo, o.yes)) || (rc = make_outdir(outdir)))
+		if ((rc = output_file_ok(o.output_file)) || (rc = confirm(&plan, todo, o.yes)) || (rc = make_outdir(outdir)))
 			goto out;
 		trap_signals();
 		for (size_t i = 0; i < nt; i++) {
 			if (!todo[i])
 				continue;
-			if (g_sig) {
+			if (interrupt_pending()) {
 				res[i].st = AS_INCOMPLETE;
 				res[i].summary = xstrdup("not run: accept was interrupted");
 				res[i].docs = json_array();
@@ -864,7 +858,7 @@ int cmd_accept(int argc, char **argv)
 		.plan = &plan, .mode = o.nfrom ? "from-results" : "run", .output_dir = o.nfrom ? NULL : outdir,
 		.inputs = inputs, .ignored = ignored, .day = day, .date_source = date_source, .attempt = attempt,
 		.prev = have_prev ? &prev : NULL, .res = res, .run = runs, .command = cmds, .carried = carried,
-		.dec = &dec, .interrupted = g_sig != 0, .started_at = started, .finished_at = finished,
+		.dec = &dec, .interrupted = interrupt_pending(), .started_at = started, .finished_at = finished,
 	};
 	doc = acc_report_json(&rep);
 	int wrc = doc_selfcheck(doc, "accept", "accept");
@@ -875,13 +869,13 @@ int cmd_accept(int argc, char **argv)
 	}
 	if (!o.nfrom) {
 		char *ap = xasprintf("%s/accept.json", outdir);
-		int w = write_doc(ap, doc);
+		int w = report_json_file(ap, doc, "accept");
 		free(ap);
 		if (w)
 			wrc = w;
 	}
 	if (o.output_file) {
-		int w = write_doc(o.output_file, doc);
+		int w = report_json_file(o.output_file, doc, "accept");
 		if (w)
 			wrc = w;
 	}
@@ -890,10 +884,10 @@ int cmd_accept(int argc, char **argv)
 	else
 		acc_report_text(stdout, doc, o.verbose);
 	fflush(stdout);
-	if (g_sig) {
-		fprintf(stderr, "cmax accept: interrupted; the results so far are above%s%s\n", o.nfrom ? "" : " and in ",
-			o.nfrom ? "" : outdir);
-		rc = EXIT_DECLINED;
+	if (interrupt_pending()) {
+		fprintf(stderr, "cmax accept: interrupted by %s; the results so far are above%s%s\n",
+			interrupt_signal_name(interrupt_signal()), o.nfrom ? "" : " and in ", o.nfrom ? "" : outdir);
+		rc = interrupt_exit_code();
 	} else if (rc || wrc) {
 		rc = rc ? rc : wrc;
 	} else {

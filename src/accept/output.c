@@ -6,6 +6,7 @@
 #include "accept/output.h"
 #include "config.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 
 static json_t *str_or_null(const char *s)
 {
@@ -163,10 +164,12 @@ json_t *acc_report_json(const struct acc_report *r)
 
 /* ---- text ----------------------------------------------------------------------- */
 
+/* A string of the document, escaped for the terminal: plans, results and
+ * the previous verdict may come from anywhere (core/termsafe.h). */
 static const char *js(const json_t *o, const char *k)
 {
 	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
+	return s ? ts_str(s) : "";
 }
 
 void acc_report_text(FILE *f, const json_t *doc, int verbose)
@@ -228,7 +231,7 @@ void acc_report_text(FILE *f, const json_t *doc, int verbose)
 				size_t u;
 				json_t *x;
 				json_array_foreach(json_object_get(c, "used"), u, x)
-					sb_addf(&sb, "%s%s", u ? ", " : "", json_string_value(x));
+					sb_addf(&sb, "%s%s", u ? ", " : "", ts_str(json_string_value(x)));
 				fprintf(f, "                read: %s\n", sb_str(&sb));
 				sb_free(&sb);
 			}
@@ -237,7 +240,7 @@ void acc_report_text(FILE *f, const json_t *doc, int verbose)
 			size_t u;
 			json_t *x;
 			json_array_foreach(json_object_get(t, "documents"), u, x)
-				fprintf(f, "                document: %s\n", json_string_value(x));
+				fprintf(f, "                document: %s\n", ts_str(json_string_value(x)));
 		}
 	}
 	const json_t *cnt = json_object_get(doc, "counts");
@@ -248,7 +251,7 @@ void acc_report_text(FILE *f, const json_t *doc, int verbose)
 	if (json_array_size(rt)) {
 		struct strbuf sb = STRBUF_INIT;
 		json_array_foreach(rt, i, t)
-			sb_addf(&sb, "%s%s", i ? ", " : "", json_string_value(t));
+			sb_addf(&sb, "%s%s", i ? ", " : "", ts_str(json_string_value(t)));
 		fprintf(f, "Retest (scope %s, attempt %lld of %lld, by %s): %s\n", js(doc, "retest_scope"),
 			json_integer_value(json_object_get(doc, "attempt")) + 1,
 			json_integer_value(json_object_get(doc, "max_attempts")), js(doc, "retest_by"), sb_str(&sb));

@@ -7,6 +7,7 @@
 
 #include "accept/verdict.h"
 #include "core/exitcodes.h"
+#include "evidence/evidence.h"
 #include "core/strbuf.h"
 
 const char *acc_verdict_name(enum acc_verdict v)
@@ -92,20 +93,13 @@ int acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p
 
 int acc_prev_load(const char *path, struct acc_prev *p, char **err)
 {
-	json_error_t je;
 	memset(p, 0, sizeof *p);
-	FILE *f = fopen(path, "r");
-	if (!f) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR;
-	}
-	json_t *root = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	fclose(f);
-	if (!root) {
-		*err = xasprintf("%s: not valid JSON (line %d: %s)", path, je.line, je.text);
-		return EXIT_DATAERR;
-	}
-	int rc = acc_prev_from_json(root, path, p, err);
+	json_t *root = NULL;
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	int rc = ev_load_json(path, &root, err);
+	if (rc)
+		return rc;
+	rc = acc_prev_from_json(root, path, p, err);
 	json_decref(root);
 	return rc;
 }

@@ -5,10 +5,14 @@
 #include "engine.h"
 #include "target.h"
 #include "rundir.h"
+#include "../core/numparse.h"
 #include "../core/exitcodes.h"
+#include "../core/interrupt.h"
+#include "../core/outfile.h"
 #include "../core/selfcheck.h"
 #include "../core/strbuf.h"
 #include "../core/sysroot.h"
+#include "../core/termsafe.h"
 #include "../core/clock.h"
 #include "../core/datafile.h"
 #include "../core/policyfile.h"
@@ -69,6 +73,8 @@ void audit_usage(FILE *out)
 	      "      --kubeconfig FILE  --k8s: kubeconfig (else KUBECONFIG / kubectl's default)\n"
 	      "      --context NAME     --k8s: kubeconfig context\n"
 	      "      --node-image IMAGE --k8s: image holding cmax for the per-node collector pods\n"
+	      "                         (labelled with this run's id and deleted afterwards; the\n"
+	      "                         manifests are kept in the run directory)\n"
 	      "  -y, --yes              do not ask for confirmation\n"
 	      "\n"
 	      "Plan:\n"
@@ -82,6 +88,7 @@ void audit_usage(FILE *out)
 	      "      --sysroot DIR      read /proc, /sys, /etc, /dev, /var under DIR (also CMAX_SYSROOT)\n"
 	      "      --minimums FILE    grade versions against this minimum-version table\n"
 	      "      --output-dir DIR   write the run here instead of ~/.cmax/audit/<UTC timestamp>/\n"
+	      "                         (DIR holding another run: DIR/<UTC timestamp>/ inside it)\n"
 	      "      --json             print the graded report as JSON instead of text\n"
 	      "      --timeout SECONDS  budget for the whole audit (default 180)\n"
 	      "      --tool-timeout S   cap every tool's own timeout at S seconds (default: each tool's,\n"
@@ -90,7 +97,10 @@ void audit_usage(FILE *out)
 	      "  -v, --verbose          repeat: -v observed/expected, -vv references,\n"
 	      "                         -vvv reproduce, remediation and evidence\n"
 	      "      --no-color         never colour (also NO_COLOR); colour only on a TTY\n"
-	      "  -h, --help             this help\n",
+	      "  -h, --help             this help\n"
+	      "\n"
+	      "Ctrl-C, SIGTERM or SIGHUP stops the running tool and writes the report so far, marked\n"
+	      "partial; exit 130, 143 or 129.\n",
 	      active_effect());
 }
 
@@ -175,11 +185,9 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		case OPT_NODECMD: o->node_cmd = optarg; break;
 		case OPT_NODEIMAGE: o->node_image = optarg; break;
 		case OPT_NODETIMEOUT: {
-			char *end;
-			errno = 0;
-			o->node_timeout_s = strtol(optarg, &end, 10);
-			if (errno || *end || o->node_timeout_s <= 0 || o->node_timeout_s > 86400)
-				return usage_error("--node-timeout wants whole seconds between 1 and 86400, not '%s'", optarg);
+			/* core/numparse.h: 90, 90s, 5m, 1h; digits only, range-checked */
+			if (np_seconds("--node-timeout", optarg, 1, 86400, &o->node_timeout_s, NULL) != 0)
+				return usage_error("--node-timeout wants seconds between 1 and 86400 (90, 90s, 5m, 1h), not '%s'", optarg);
 			break;
 		}
 		case 'y': o->yes = 1; break;
@@ -193,19 +201,15 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		case OPT_OUTDIR: o->output_dir = optarg; break;
 		case OPT_JSON: o->json = 1; break;
 		case OPT_TIMEOUT: {
-			char *end;
-			errno = 0;
-			o->timeout_s = strtol(optarg, &end, 10);
-			if (errno || *end || o->timeout_s <= 0 || o->timeout_s > 86400)
-				return usage_error("--timeout wants whole seconds between 1 and 86400, not '%s'", optarg);
+			/* core/numparse.h: 90, 90s, 5m, 1h; digits only, range-checked */
+			if (np_seconds("--timeout", optarg, 1, 86400, &o->timeout_s, NULL) != 0)
+				return usage_error("--timeout wants seconds between 1 and 86400 (90, 90s, 5m, 1h), not '%s'", optarg);
 			break;
 		}
 		case OPT_TOOLTIMEOUT: {
-			char *end;
-			errno = 0;
-			o->tool_timeout_s = strtol(optarg, &end, 10);
-			if (errno || *end || o->tool_timeout_s <= 0 || o->tool_timeout_s > 3600)
-				return usage_error("--tool-timeout wants whole seconds between 1 and 3600, not '%s'", optarg);
+			/* core/numparse.h: 90, 90s, 5m, 1h; digits only, range-checked */
+			if (np_seconds("--tool-timeout", optarg, 1, 3600, &o->tool_timeout_s, NULL) != 0)
+				return usage_error("--tool-timeout wants seconds between 1 and 3600 (90, 90s, 5m, 1h), not '%s'", optarg);
 			break;
 		}
 		case OPT_EXITZERO: o->exit_zero = 1; break;
@@ -246,6 +250,16 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		return usage_error("%s goes with --slurm or --k8s", o->node_cmd ? "--node-cmd" : "--kubeconfig/--context");
 	if (o->node_image && o->target != TF_NONE && o->target != TF_K8S)
 		return usage_error("%s goes with --k8s", "--node-image");
+	/* an empty path is never meant: --sysroot "" would read the live host,
+	 * --output-dir "" the current directory */
+	const struct { const char *name, *val; } paths[] = {
+		{ "--sysroot", o->sysroot }, { "--output-dir", o->output_dir }, { "--output-file", o->output_file },
+		{ "--minimums", o->minimums }, { "--kubeconfig", o->kubeconfig }, { "--context", o->context },
+		{ "--node-cmd", o->node_cmd }, { "--node-image", o->node_image },
+	};
+	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
+		if (paths[i].val && !*paths[i].val)
+			return usage_error("%s wants a value, not an empty string", paths[i].name);
 	if ((o->nodes || o->partition) && o->target == TF_NONE)
 		o->target = TF_SLURM; /* naming nodes is choosing the Slurm target */
 	if (!o->sysroot) {
@@ -340,18 +354,28 @@ static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *p
 static int write_plan(const json_t *doc, const struct audit_opts *o)
 {
 	FILE *out = stdout;
+	struct outfile *of = NULL;
+	char *err = NULL;
 	if (o->output_file) {
-		/* never overwrite: O_EXCL */
-		int fd = open(o->output_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (fd < 0) {
-			fprintf(stderr, "cmax audit: cannot write %s: %s\n", o->output_file, strerror(errno));
+		/* never overwrite (core/outfile.h without OUTFILE_REPLACE): an
+		 * existing file, device or link is refused, and so is a directory
+		 * anyone can write */
+		if (!(of = outfile_open(o->output_file, 0, &err)) || !(out = outfile_stream(of))) {
+			if (of)
+				outfile_abort(of);
+			fprintf(stderr, "cmax audit: %s\n", err ? err : "could not write the plan");
+			free(err);
 			return EXIT_CANTCREAT;
 		}
-		out = fdopen(fd, "w");
 	}
 	int rc = strcmp(o->output_fmt, "yaml") == 0 ? report_yaml(out, doc) : report_json(out, doc);
-	if (out != stdout && fclose(out) != 0)
-		rc = -1;
+	if (of && rc != 0)
+		outfile_abort(of);
+	else if (of && outfile_commit(of, &err) != 0) {
+		fprintf(stderr, "cmax audit: %s\n", err);
+		free(err);
+		return EXIT_CANTCREAT;
+	}
 	if (rc != 0) {
 		fprintf(stderr, "cmax audit: could not write the plan\n");
 		return EXIT_CANTCREAT;
@@ -396,8 +420,8 @@ static int confirm(struct audit_ctx *ctx, struct audit_opts *o, const char *cmdl
 	for (;;) {
 		fprintf(stderr, "# cmax audit target\n  Command:   %s\n  Host:      %s\n  Target:    %s (%s harness)\n"
 				"  Selection: %s\n  Detection: %s\n  Access:    %s\n",
-			cmdline, ctx->hostname ? ctx->hostname : "?", ctx->target.environment, ctx->target.harness,
-			ctx->target.selection, ctx->target.why ? ctx->target.why : "",
+			ts_str(cmdline), ts_str(ctx->hostname ? ctx->hostname : "?"), ctx->target.environment, ctx->target.harness,
+			ctx->target.selection, ts_str(ctx->target.why ? ctx->target.why : ""),
 			ctx->is_root ? "root" : "unprivileged (probes that need root will SKIP and say so)");
 		fprintf(stderr, "Run this audit? [y]es, [c]hange target, [N]o ");
 		fflush(stderr);
@@ -542,10 +566,11 @@ static json_t *fanout_objects(struct audit_ctx *ctx, const struct audit_opts *o)
 
 /* Fan out to every node; a failure leaves an empty fleet and the reason,
  * and the cluster-scope checks still run. */
-static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8s)
+static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8s, const char *run_dir)
 {
 	const struct fanout_backend *be = k8s ? &fanout_k8s : &fanout_slurm;
 	struct fanout_opts fo = fanout_opts_of(o);
+	fo.run_dir = run_dir; /* the Kubernetes manifests are kept beside the report */
 	struct node_doc *docs = NULL;
 	size_t n = 0;
 	char *err = NULL;
@@ -628,6 +653,17 @@ int cmd_audit(int argc, char **argv)
 		fprintf(stderr, "cmax audit: --minimums %s: %s\n", o.minimums, strerror(errno));
 		free(minimums_path);
 		return EXIT_NOINPUT;
+	}
+	if (!o.dry_run && !o.show) {
+		/* a place that cannot hold a run directory (--output-dir /dev/null)
+		 * is refused before anything is gathered, not after */
+		char *rerr = NULL;
+		if (rundir_check(o.output_dir, &rerr) != 0) {
+			fprintf(stderr, "cmax audit: %s\n", rerr);
+			free(rerr);
+			free(minimums_path);
+			return EXIT_CANTCREAT;
+		}
 	}
 	runner_set_budget_ms(o.timeout_s * 1000);
 	runner_set_tool_timeout_cap_ms((int)o.tool_timeout_s * 1000);
@@ -750,6 +786,10 @@ int cmd_audit(int argc, char **argv)
 		ctx.cluster = NULL;
 	}
 
+	/* From here on SIGINT/SIGTERM/SIGHUP stop the running tool (its group,
+	 * through the runner), skip what is left and still write the reports,
+	 * marked partial; the prompt above kept the default (Ctrl-C declines). */
+	interrupt_install();
 	time_t started = ctx.now;
 	char started_iso[32], finished_iso[32];
 	clock_iso(started, started_iso, sizeof started_iso);
@@ -761,13 +801,15 @@ int cmd_audit(int argc, char **argv)
 		exit_code = EXIT_CANTCREAT;
 		goto done;
 	}
+	if (o.output_dir && strcmp(dir, o.output_dir))
+		fprintf(stderr, "cmax audit: %s holds another run; this run is saved in %s\n", o.output_dir, dir);
 
 	long t0 = mono_ms();
 	if (fleet) {
 		/* (a) every node at once, (b) their documents into ctx->fleet,
 		 * (c) then the cluster-scope checks here, over all of them */
 		audit_plan_scope(&plan, SCOPE_CLUSTER, ctx.target.mask);
-		run_fanout(&ctx, &o, k8s);
+		run_fanout(&ctx, &o, k8s, dir);
 	}
 	struct audit_report rep;
 	audit_run(&ctx, &plan, &rep);
@@ -804,6 +846,11 @@ int cmd_audit(int argc, char **argv)
 		.collectors = cols,
 	};
 	json_t *results = report_results_json(&meta, rows, nrows);
+	int isig = interrupt_signal();
+	if (isig) {
+		json_object_set_new(results, "partial", json_true());
+		json_object_set_new(results, "interrupted_by", json_string(interrupt_signal_name(isig)));
+	}
 	json_t *values = json_object();
 	json_object_set_new(values, "schema", json_string(VALUES_SCHEMA));
 	json_object_set_new(values, "tool_version", json_string(CMAX_VERSION));
@@ -811,6 +858,10 @@ int cmd_audit(int argc, char **argv)
 	json_object_set_new(values, "host", json_string(ctx.hostname));
 	json_object_set_new(values, "sysroot", json_string(sysroot_get()));
 	json_object_set_new(values, "facts", audit_values_json(&ctx));
+	if (isig) {
+		json_object_set_new(values, "partial", json_true());
+		json_object_set_new(values, "interrupted_by", json_string(interrupt_signal_name(isig)));
+	}
 	if (fleet) {
 		json_t *t = json_object_get(results, "target");
 		json_t *hosts = fleet_hosts_json(ctx.fleet);
@@ -832,6 +883,14 @@ int cmd_audit(int argc, char **argv)
 	char *rj = selfbad ? NULL : json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *vj = valbad ? NULL : json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
 	char *txt = dump_text(&meta, ctx.fleet, rows, nrows, 3);
+	char *partial_note = isig ? xasprintf("PARTIAL REPORT: the audit was interrupted by %s; the tool that was "
+					      "running was stopped and the checks after it were not run (ERROR, \"not run\")\n",
+					      interrupt_signal_name(isig)) : NULL;
+	if (partial_note && txt) {
+		char *t = xasprintf("%s%s", txt, partial_note);
+		free(txt);
+		txt = t;
+	}
 	int wrc = 0;
 	struct { const char *name; char *data; } files[] = {
 		{ "audit.results.json", rj }, { "audit.values.json", vj }, { "audit.out", txt },
@@ -843,10 +902,12 @@ int cmd_audit(int argc, char **argv)
 		sb_adds(&sb, files[i].data);
 		if (i < 2)
 			sb_adds(&sb, "\n");
-		int rc = rundir_write(dir, files[i].name, sb.buf, sb.len);
+		char *werr = NULL;
+		int rc = rundir_write(dir, files[i].name, sb.buf, sb.len, &werr);
 		sb_free(&sb);
 		if (rc != 0) {
-			fprintf(stderr, "cmax audit: cannot write %s/%s: %s\n", dir, files[i].name, strerror(-rc));
+			fprintf(stderr, "cmax audit: %s\n", werr);
+			free(werr);
 			wrc = EXIT_CANTCREAT;
 		}
 	}
@@ -862,14 +923,23 @@ int cmd_audit(int argc, char **argv)
 			fleet_report_text(stdout, &meta, ctx.fleet, rows, nrows, o.verbose, use_color(&o, stdout));
 		else
 			report_text(stdout, &meta, rows, nrows, o.verbose, use_color(&o, stdout));
+		if (partial_note)
+			fputs(partial_note, stdout);
 		printf("Run saved in %s\n", dir);
 	}
 	fflush(stdout);
+	if (partial_note) {
+		fprintf(stderr, "cmax audit: interrupted by %s: partial report saved in %s\n", interrupt_signal_name(isig),
+			dir);
+		free(partial_note);
+	}
 
 	if (selfbad || valbad)
 		exit_code = selfbad ? selfbad : valbad;
 	else if (wrc)
 		exit_code = wrc;
+	else if (isig)
+		exit_code = interrupt_exit_code();
 	else if (o.profile && !strcmp(o.profile, "security") && counts[ST_FAIL] && !o.exit_zero)
 		exit_code = EXIT_FINDINGS;
 	else if (rep.budget_exhausted)

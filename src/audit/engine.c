@@ -1,6 +1,7 @@
 #include "engine.h"
 #include "../core/strbuf.h"
 #include "../core/runner.h"
+#include "../core/interrupt.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -135,6 +136,10 @@ void audit_run(struct audit_ctx *ctx, const struct audit_plan *plan, struct audi
 			r_skip(r, "not applicable to %s targets", env_name(ctx->target.mask));
 		} else if ((d->flags & CHECK_ACTIVE) && !ctx->active) {
 			r_skip(r, "active probe (changes state or makes traffic): run with --active to include it");
+		} else if (interrupt_pending()) {
+			r_error(r, "not run: the audit was interrupted (%s) before this check",
+				interrupt_signal_name(interrupt_signal()));
+			rep->interrupted = 1;
 		} else if (runner_budget_exhausted()) {
 			r_error(r, "not run: the audit's --timeout budget was spent before this check");
 			rep->budget_exhausted = 1;

@@ -16,6 +16,7 @@ struct audit_report {
 	int counts[ST__COUNT];
 	long duration_ms;
 	int budget_exhausted;
+	int interrupted;        /* a check was not run: SIGINT/SIGTERM/SIGHUP (core/interrupt.h) */
 };
 
 /* Profiles a name selects ("security" expands to versions+isolation). */

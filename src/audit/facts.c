@@ -1,6 +1,7 @@
 /* The facts cache: each collector runs once, on first demand. */
 #include "ctx.h"
 #include "../core/strbuf.h"
+#include "../core/interrupt.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,10 @@ struct col_run *facts_run(struct audit_ctx *ctx, const char *name)
 			c->state = COL_OK;
 			c->done = 1; /* set first: a collector may ask for another, never itself */
 			long t0 = mono_ms();
-			if (runner_budget_exhausted())
+			if (interrupt_pending())
+				col_set_state(c, COL_FAILED, "not run: the audit was interrupted (%s)",
+					      interrupt_signal_name(interrupt_signal()));
+			else if (runner_budget_exhausted())
 				col_set_state(c, COL_FAILED, "not run: the --timeout budget was spent");
 			else {
 				if (g_depth < RUN_DEPTH)

@@ -1,10 +1,15 @@
-/* `cmax audit review [PATH]`: reopen a finished run and query it. */
+/* `cmax audit review [PATH]`: reopen a finished run and query it. A run
+ * directory may come from another host or another hand: every string read
+ * from it is escaped for the terminal (core/termsafe.h). */
+#include <errno.h>
 #include <stdio.h>
 #include "cli.h"
 #include "rundir.h"
 #include "../core/exitcodes.h"
+#include "../core/readfile.h"
 #include "../core/strbuf.h"
 #include "../core/sysroot.h"
+#include "../core/termsafe.h"
 #include "../report/report.h"
 #include <getopt.h>
 #include <stdlib.h>
@@ -51,18 +56,28 @@ static int load(struct review *rv, const char *path)
 	}
 	char *rp = xasprintf("%s/audit.results.json", rv->dir);
 	json_error_t je;
-	rv->doc = json_load_file(rp, 0, &je);
-	if (!rv->doc) {
-		fprintf(stderr, "cmax audit review: %s: %s\n", rp, je.text);
-		int code = access(rp, F_OK) == 0 ? EXIT_DATAERR : EXIT_NOINPUT;
+	char *buf = NULL, *rerr = NULL;
+	size_t blen = 0;
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	int code = read_input(rp, INPUT_RESULTS, &buf, &blen, &rerr);
+	if (code) {
+		fprintf(stderr, "cmax audit review: %s\n", ts_str(rerr));
+		free(rerr);
 		free(rp);
 		return code;
+	}
+	rv->doc = json_loadb(buf, blen, 0, &je);
+	free(buf);
+	if (!rv->doc) {
+		fprintf(stderr, "cmax audit review: %s: %s\n", rp, ts_str(je.text));
+		free(rp);
+		return EXIT_DATAERR;
 	}
 	const char *schema = json_string_value(json_object_get(rv->doc, "schema"));
 	json_t *res = json_object_get(rv->doc, "results");
 	if (!schema || strcmp(schema, RESULTS_SCHEMA) != 0 || !json_is_array(res)) {
 		fprintf(stderr, "cmax audit review: %s: not a cmax audit results file (schema %s)\n", rp,
-			schema ? schema : "missing");
+			ts_str(schema ? schema : "missing"));
 		free(rp);
 		return EXIT_DATAERR;
 	}
@@ -84,11 +99,11 @@ static int load(struct review *rv, const char *path)
 static void summary(struct review *rv)
 {
 	json_t *t = json_object_get(rv->doc, "target");
-	printf("Run %s\n  started %s, profile %s, host %s, target %s\n", rv->dir,
-	       json_string_value(json_object_get(rv->doc, "started_at")) ?: "?",
-	       json_string_value(json_object_get(rv->doc, "profile")) ?: "?",
-	       json_string_value(json_array_get(json_object_get(t, "hosts"), 0)) ?: "?",
-	       json_string_value(json_object_get(t, "environment")) ?: "?");
+	printf("Run %s\n  started %s, profile %s, host %s, target %s\n", ts_str(rv->dir),
+	       ts_str(json_string_value(json_object_get(rv->doc, "started_at")) ?: "?"),
+	       ts_str(json_string_value(json_object_get(rv->doc, "profile")) ?: "?"),
+	       ts_str(json_string_value(json_array_get(json_object_get(t, "hosts"), 0)) ?: "?"),
+	       ts_str(json_string_value(json_object_get(t, "environment")) ?: "?"));
 	int any = 0;
 	for (size_t i = 0; i < rv->n; i++)
 		if (rv->rows[i]->status == ST_FAIL || rv->rows[i]->status == ST_WARN || rv->rows[i]->status == ST_ERROR) {
@@ -117,9 +132,20 @@ static int matches(const struct result *r, const char *text)
 static void raw(struct review *rv, const char *text)
 {
 	char *p = xasprintf("%s/audit.out", rv->dir);
-	FILE *f = fopen(p, "r");
+	char *buf = NULL, *rerr = NULL;
+	size_t blen = 0;
+	/* the one input reader (core/readfile.h), then line by line from memory */
+	int rrc = read_input(p, INPUT_RESULTS, &buf, &blen, &rerr);
+	FILE *f = rrc || !blen ? NULL : fmemopen(buf, blen, "r");
 	if (!f) {
-		printf("no audit.out in %s\n", rv->dir);
+		if (!rrc && !blen)
+			; /* empty: no line to print */
+		else if (rrc == EXIT_NOINPUT)
+			printf("no audit.out in %s\n", rv->dir);
+		else
+			printf("audit.out not read: %s\n", rerr ? ts_str(rerr) : strerror(errno));
+		free(rerr);
+		free(buf);
 		free(p);
 		return;
 	}
@@ -128,9 +154,10 @@ static void raw(struct review *rv, const char *text)
 	while (fgets(line, sizeof line, f)) {
 		no++;
 		if (!text || !*text || strcasestr(line, text))
-			printf("%5d: %s", no, line);
+			printf("%5d: %s", no, ts_text(line));
 	}
 	fclose(f);
+	free(buf);
 	free(p);
 }
 

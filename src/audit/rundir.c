@@ -1,6 +1,8 @@
 #include "rundir.h"
 #include "../core/strbuf.h"
 #include "../core/clock.h"
+#include "../core/exitcodes.h"
+#include "../core/outfile.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,8 +13,12 @@
 #include <unistd.h>
 #include <stdio.h>
 
-char *rundir_base(void)
+/* The base for runs; *private_dir (when asked) gets the $TMPDIR/cmax-<uid>
+ * directory when the base is that fallback, which must be checked as ours. */
+static char *base_path(char **private_dir)
 {
+	if (private_dir)
+		*private_dir = NULL;
 	const char *ch = getenv("CMAX_HOME");
 	if (ch && *ch)
 		return xasprintf("%s/audit", ch);
@@ -26,9 +32,20 @@ char *rundir_base(void)
 	struct stat st;
 	if (!home || stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
 		const char *tmp = getenv("TMPDIR");
-		return xasprintf("%s/cmax-%ld/audit", tmp && *tmp ? tmp : "/tmp", (long)getuid());
+		char *priv = xasprintf("%s/cmax-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
+		char *base = xasprintf("%s/audit", priv);
+		if (private_dir)
+			*private_dir = priv;
+		else
+			free(priv);
+		return base;
 	}
 	return xasprintf("%s/.cmax/audit", home);
+}
+
+char *rundir_base(void)
+{
+	return base_path(NULL);
 }
 
 static int mkdir_p(const char *path)
@@ -52,85 +69,191 @@ static int mkdir_p(const char *path)
 	return rc;
 }
 
-char *rundir_create(const char *output_dir, time_t started, char **err)
+/* Where a run would go must be able to hold it: the directory itself, or
+ * its nearest existing ancestor, a directory this user can write that not
+ * everyone can (core/outfile.h). Read-only, so a dry run could call it. */
+int rundir_check(const char *output_dir, char **err)
 {
-	char *dir;
-	if (output_dir) {
-		dir = xstrdup(output_dir);
-		int rc = mkdir_p(dir);
-		if (rc != 0) {
-			*err = xasprintf("cannot create output directory %s: %s", dir, strerror(-rc));
+	char *priv = NULL;
+	char *path = output_dir ? xstrdup(output_dir) : base_path(&priv);
+	if (priv) {
+		/* $TMPDIR/cmax-<uid> is judged as a private directory; a $TMPDIR
+		 * that does not exist yet (created below) as any other path */
+		char *tmpdir = xstrndup(priv, (size_t)(strrchr(priv, '/') - priv));
+		struct stat st;
+		int there = stat(*tmpdir ? tmpdir : "/", &st) == 0;
+		free(tmpdir);
+		if (there) {
+			int rc = outfile_private_dir(priv, 0, err);
+			free(priv);
+			free(path);
+			return rc;
+		}
+		free(priv);
+	}
+	const char *what = output_dir ? "--output-dir " : "";
+	char *p = xstrdup(path), *msg = NULL;
+	for (;;) {
+		struct stat st;
+		if (stat(p, &st) == 0) {
+			if (!S_ISDIR(st.st_mode))
+				msg = xasprintf("%s%s: %s is not a directory, so no run directory can be made there", what,
+						 path, p);
+			else if (access(p, W_OK | X_OK) != 0)
+				msg = xasprintf("%s%s: cannot create a run directory in %s: %s", what, path, p,
+						strerror(errno));
+			else if (outfile_dir_safe(p, NULL) != 0)
+				msg = xasprintf("%s%s: %s is writable by anyone and not sticky (chmod +t or o-w)", what,
+						path, p);
+			break;
+		}
+		if (errno != ENOENT || !strcmp(p, ".")) {
+			msg = xasprintf("%s%s: %s", what, path, strerror(errno));
+			break;
+		}
+		char *slash = strrchr(p, '/');
+		if (!slash) {
+			free(p);
+			p = xstrdup(".");
+		} else if (slash == p) {
+			p[1] = 0;
+		} else {
+			*slash = 0;
+		}
+	}
+	free(p);
+	free(path);
+	if (!msg)
+		return 0;
+	*err = msg;
+	return EXIT_CANTCREAT;
+}
+
+/* A run claims its directory with a marker created O_EXCL: a second run
+ * aimed at the same directory (concurrently or later) sees it and goes
+ * elsewhere, never writing into the other's files. 1 claimed, 0 taken,
+ * -errno. */
+static const char *const run_files[] = { "audit.results.json", "audit.values.json", "audit.out" };
+
+static int claim(const char *dir)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -errno;
+	int fd = openat(dfd, RUNDIR_MARKER, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		int e = errno;
+		close(dfd);
+		return e == EEXIST || e == ELOOP ? 0 : -e;
+	}
+	dprintf(fd, "pid %ld\n", (long)getpid());
+	close(fd);
+	/* a run by an older cmax left no marker: its files say it is taken */
+	struct stat st;
+	for (size_t i = 0; i < sizeof run_files / sizeof *run_files; i++)
+		if (fstatat(dfd, run_files[i], &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			unlinkat(dfd, RUNDIR_MARKER, 0);
+			close(dfd);
+			return 0;
+		}
+	close(dfd);
+	return 1;
+}
+
+/* base/<stamp>, base/<stamp>-1, ...: the first that mkdir creates is ours. */
+static char *fresh_dir(const char *base, time_t started, char **err)
+{
+	char stamp[32];
+	clock_stamp(started, stamp, sizeof stamp);
+	for (int i = 0; i < 1000; i++) {
+		char *dir = i ? xasprintf("%s/%s-%d", base, stamp, i) : xasprintf("%s/%s", base, stamp);
+		if (mkdir(dir, 0700) == 0) {
+			int c = claim(dir);
+			if (c == 1)
+				return dir;
+			*err = xasprintf("cannot create %s: %s", dir, c < 0 ? strerror(-c) : "taken by another run");
 			free(dir);
 			return NULL;
 		}
-		return dir;
+		int e = errno;
+		if (e != EEXIST) {
+			*err = xasprintf("cannot create %s: %s", dir, strerror(e));
+			free(dir);
+			return NULL;
+		}
+		free(dir);
 	}
-	char *base = rundir_base();
-	int rc = mkdir_p(base);
+	*err = xasprintf("cannot create a run directory under %s", base);
+	return NULL;
+}
+
+char *rundir_create(const char *output_dir, time_t started, char **err)
+{
+	if (output_dir) {
+		int rc = mkdir_p(output_dir);
+		struct stat st;
+		if (rc != 0) {
+			*err = xasprintf("cannot create output directory %s: %s", output_dir, strerror(-rc));
+			return NULL;
+		}
+		if (stat(output_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+			*err = xasprintf("--output-dir %s is not a directory", output_dir);
+			return NULL;
+		}
+		if (outfile_dir_safe(output_dir, err) != 0)
+			return NULL;
+		int c = claim(output_dir);
+		if (c < 0) {
+			*err = xasprintf("cannot use output directory %s: %s", output_dir, strerror(-c));
+			return NULL;
+		}
+		/* taken: this run goes in a fresh directory inside it (the caller
+		 * says so, the report names it) */
+		return c ? xstrdup(output_dir) : fresh_dir(output_dir, started, err);
+	}
+	char *priv = NULL;
+	char *base = base_path(&priv);
+	int rc = 0;
+	if (priv) {
+		/* the fallback lives in a shared /tmp: $TMPDIR/cmax-<uid> must be
+		 * ours, never a planted link or someone else's directory */
+		char *tmpdir = xstrndup(priv, (size_t)(strrchr(priv, '/') - priv));
+		rc = *tmpdir ? mkdir_p(tmpdir) : 0; /* a $TMPDIR that does not exist, as before */
+		free(tmpdir);
+		if (rc == 0)
+			rc = outfile_private_dir(priv, 1, err);
+		free(priv);
+		if (rc == 0 && mkdir(base, 0700) != 0 && errno != EEXIST)
+			rc = -errno;
+	} else {
+		rc = mkdir_p(base);
+	}
+	if (rc > 0) {
+		free(base);
+		return NULL;
+	}
 	if (rc != 0) {
 		*err = xasprintf("cannot create %s: %s", base, strerror(-rc));
 		free(base);
 		return NULL;
 	}
-	/* The fallback lives in a shared /tmp: someone else's directory (or a
-	 * link planted there) must not receive our results. */
 	struct stat st;
 	if (lstat(base, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_uid != getuid() && getuid() != 0)) {
 		*err = xasprintf("%s is not a directory of this user: set CMAX_HOME or pass --output-dir", base);
 		free(base);
 		return NULL;
 	}
-	char stamp[32];
-	clock_stamp(started, stamp, sizeof stamp);
-	for (int i = 0; i < 1000; i++) {
-		dir = i ? xasprintf("%s/%s-%d", base, stamp, i) : xasprintf("%s/%s", base, stamp);
-		if (mkdir(dir, 0700) == 0) {
-			free(base);
-			return dir;
-		}
-		int e = errno;
-		if (e != EEXIST) {
-			*err = xasprintf("cannot create %s: %s", dir, strerror(e));
-			free(dir);
-			free(base);
-			return NULL;
-		}
-		free(dir);
-	}
-	*err = xasprintf("cannot create a run directory under %s", base);
+	char *dir = fresh_dir(base, started, err);
 	free(base);
-	return NULL;
+	return dir;
 }
 
-int rundir_write(const char *dir, const char *name, const char *data, size_t len)
+int rundir_write(const char *dir, const char *name, const char *data, size_t len, char **err)
 {
-	char *tmp = xasprintf("%s/.%s.tmp", dir, name);
+	/* core/outfile.h: a temporary file under a random name, renamed in;
+	 * the run directory is this run's own, so replacing is allowed */
 	char *dst = xasprintf("%s/%s", dir, name);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	int rc = 0;
-	if (fd < 0) {
-		rc = -errno;
-		goto out;
-	}
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			rc = -errno;
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		off += (size_t)w;
-	}
-	if (close(fd) != 0 || rename(tmp, dst) != 0) {
-		rc = -errno;
-		unlink(tmp);
-	}
-out:
-	free(tmp);
+	int rc = outfile_write(dst, data, len, OUTFILE_REPLACE, err);
 	free(dst);
 	return rc;
 }

@@ -5,7 +5,11 @@
 #include "../core/datafile.h"
 #include "../core/policyfile.h"
 #include "../core/exitcodes.h"
+#include "../core/interrupt.h"
+#include "../core/numparse.h"
+#include "../core/outfile.h"
 #include "../core/readfile.h"
+#include "../core/redact.h"
 #include "../core/selfcheck.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
@@ -67,13 +71,13 @@ void bench_common_usage(FILE *out)
 {
 	fputs("Common options:\n"
 	      "  --path DIR             file system to test (required); files go to DIR/cmax-bench-*-XXXXXX\n"
-	      "  --quick | --full       small and fast (default) or the method's sizes\n"
+	      "  --quick | --full       small and fast (default) or the method's sizes (not both)\n"
 	      "  --dry-run              print what would be written and run, write nothing\n"
 	      "  -y, --yes              do not ask for confirmation (needed without a terminal)\n"
 	      "  --json                 the cmax.bench.results/1 document on stdout\n"
 	      "  --output-file PATH     also write that document to PATH\n"
 	      "  --thresholds FILE      another bench-thresholds.json\n"
-	      "  --timeout S            overall budget for external commands, seconds\n"
+	      "  --timeout S            overall budget for external commands (90, 90s, 5m, 1h)\n"
 	      "  --keep                 keep the work directory (debugging)\n"
 	      "  -v, --no-color, -h, --help\n", out);
 }
@@ -108,10 +112,14 @@ int bench_common_opt(struct bench_opts *o, int argc, char **argv, int *i, const 
 		o->dry_run = 1;
 	else if (!strcmp(a, "--json"))
 		o->json = 1;
-	else if (!strcmp(a, "--quick"))
-		o->full = 0;
-	else if (!strcmp(a, "--full"))
-		o->full = 1;
+	else if (!strcmp(a, "--quick") || !strcmp(a, "--full")) {
+		o->full = a[2] == 'f';
+		o->mode_flags |= o->full ? 2 : 1;
+		if (o->mode_flags == 3) {
+			fprintf(stderr, "cmax bench %s: --quick and --full exclude each other; give one\n", who);
+			return -1;
+		}
+	}
 	else if (!strcmp(a, "--keep"))
 		o->keep = 1;
 	else if (!strcmp(a, "--no-color"))
@@ -133,10 +141,10 @@ int bench_common_opt(struct bench_opts *o, int argc, char **argv, int *i, const 
 			goto missing;
 		o->thresholds_file = v;
 	} else if ((v = opt_value("--timeout", argc, argv, i, &m)) || m) {
-		char *end;
-		long t = v ? strtol(v, &end, 10) : 0;
-		if (!v || *end || t <= 0 || t > 7 * 86400) {
-			fprintf(stderr, "cmax bench %s: --timeout wants whole seconds, not '%s'\n", who, v ? v : "");
+		char err[NP_ERR_MAX];
+		long t;
+		if (np_seconds("--timeout", v, 1, 7 * 86400, &t, err) != 0) {
+			fprintf(stderr, "cmax bench %s: %s\n", who, err);
 			return -1;
 		}
 		o->timeout_s = (int)t;
@@ -150,55 +158,20 @@ missing:
 
 /* ---- signals ---------------------------------------------------------- */
 
-static volatile sig_atomic_t g_signal;
-
-/* Kill every descendant and its process group (the runner puts fio in its
- * own; fio's job processes keep the output pipes open) with
- * async-signal-safe calls only: /proc/PID/task/PID/children lists them. */
-static void kill_tree(pid_t pid, int depth);
-
-static void kill_child(pid_t child, void *depth)
-{
-	kill(child, SIGSTOP); /* no new children while we look */
-	if (*(int *)depth < 4)
-		kill_tree(child, *(int *)depth + 1);
-	kill(-child, SIGKILL);
-	kill(child, SIGKILL);
-}
-
-static void kill_tree(pid_t pid, int depth)
-{
-	runner_each_child(pid, kill_child, &depth);
-}
-
-static void kill_children(void)
-{
-	kill_tree(getpid(), 0);
-}
-
-static void on_signal(int sig)
-{
-	int saved = errno;
-	g_signal = sig;
-	kill_children();
-	errno = saved;
-}
-
+/* The core handler (core/interrupt.h) passes the signal on to the group of
+ * the command the runner has running (fio, srun: srun then cancels its
+ * step), the runner kills that group after its grace, and every loop here
+ * stops at bench_interrupted(); children forked without the runner (the
+ * metadata workers, background servers) are killed by the code that forked
+ * them, and all of them die with cmax (PR_SET_PDEATHSIG). */
 int bench_interrupted(void)
 {
-	return g_signal != 0;
+	return interrupt_pending();
 }
 
 void bench_install_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0; /* no SA_RESTART: waits return EINTR */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	interrupt_install();
 }
 
 /* ---- work directory ---------------------------------------------------- */
@@ -266,6 +239,8 @@ static char *fs_type_of(const char *dir)
 	return res ? res : xstrdup("unknown");
 }
 
+/* The command line as the results document records it: a URL's userinfo
+ * (an --endpoint with a password) is redacted (core/redact.h). */
 static char *join_cmdline(int argc, char **argv)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -274,7 +249,9 @@ static char *join_cmdline(int argc, char **argv)
 		sb_adds(&sb, " ");
 		sb_adds(&sb, argv[i]);
 	}
-	return sb_detach(&sb);
+	char *shown = redact_urls(sb_str(&sb));
+	sb_free(&sb);
+	return shown;
 }
 
 int bench_init(struct bench_run *b, const char *name, struct bench_opts *o, int argc, char **argv)
@@ -326,6 +303,13 @@ int bench_init(struct bench_run *b, const char *name, struct bench_opts *o, int 
 
 int bench_start(struct bench_run *b, const char *what)
 {
+	char *oerr = NULL;
+	if (b->o->output_file && outfile_check(b->o->output_file, OUTFILE_REPLACE, &oerr) != 0) {
+		/* refused before the benchmark runs, not after (core/outfile.h) */
+		fprintf(stderr, "cmax bench %s: %s\n", b->name, oerr);
+		free(oerr);
+		return EXIT_CANTCREAT;
+	}
 	if (!b->o->yes) {
 		if (!isatty(STDIN_FILENO)) {
 			fprintf(stderr, "cmax bench %s: this benchmark writes files (%s) under %s; "
@@ -469,13 +453,12 @@ int bench_finish(struct bench_run *b, void (*table)(FILE *, const struct bench_r
 	json_t *doc = results_doc(b);
 	int rc = doc_selfcheck(doc, "bench-results", "bench");
 	if (rc == EXIT_OK && b->o->output_file) {
-		FILE *f = fopen(b->o->output_file, "w");
-		if (!f || report_json(f, doc) != 0) {
-			fprintf(stderr, "cmax bench %s: cannot write %s: %s\n", b->name, b->o->output_file, strerror(errno));
+		/* a regular file may be replaced; a device, symlink or directory
+		 * anyone can write is refused (report_json_file, core/outfile.h) */
+		char *who = xasprintf("bench %s", b->name);
+		if (report_json_file(b->o->output_file, doc, who))
 			rc = EXIT_CANTCREAT;
-		}
-		if (f)
-			fclose(f);
+		free(who);
 	}
 	if (b->o->json) {
 		if (rc != EXIT_SOFTWARE)
@@ -489,9 +472,9 @@ int bench_finish(struct bench_run *b, void (*table)(FILE *, const struct bench_r
 	}
 	json_decref(doc);
 	if (bench_interrupted()) {
-		fprintf(stderr, "cmax bench %s: interrupted; results so far are above%s\n", b->name,
-			b->workdir_removed ? ", work directory removed" : "");
-		return EXIT_DECLINED;
+		fprintf(stderr, "cmax bench %s: interrupted by %s; results so far are above%s\n", b->name,
+			interrupt_signal_name(interrupt_signal()), b->workdir_removed ? ", work directory removed" : "");
+		return interrupt_exit_code();
 	}
 	return rc;
 }

@@ -19,6 +19,7 @@ struct bench_opts {
 	int yes, dry_run, json, verbose, no_color, keep;
 	int timeout_s;
 	int full;             /* 0 --quick (default), 1 --full */
+	int mode_flags;       /* 1 --quick given, 2 --full given: both is a usage error */
 };
 
 struct bench_run {
@@ -69,7 +70,8 @@ struct result *bench_row(struct bench_run *b, const char *id, const char *title)
 /* The SIGINT/SIGTERM/SIGHUP handler bench_start installs, for benchmarks
  * that create no work directory (gpu). */
 void bench_install_signals(void);
-/* A signal (SIGINT/SIGTERM) arrived; children were killed already. */
+/* A signal (SIGINT/SIGTERM/SIGHUP) arrived (core/interrupt.h); the
+ * command the runner had running was stopped. */
 int bench_interrupted(void);
 
 /* Grade v against {warn_below, fail_below} or {warn_above, fail_above}.

@@ -13,11 +13,13 @@
 #include "bench.h"
 #include "cuda_dl.h"
 #include "gpu_calc.h"
+#include "../core/numparse.h"
 #include "../core/datafile.h"
 #include "../core/policyfile.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,30 +126,24 @@ static int parse(int argc, char **argv, struct gopts *o)
 		int bad = !v;
 		if (bad) {
 		} else if (!strcmp(a, "--device")) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			bad = !*v || *end || n < 0 || n > 1023;
-			o->device = (int)n;
+			bad = np_int(a, v, 0, 1023, &o->device, NULL) != 0; /* core/numparse.h */
 		} else if (!strcmp(a, "--only")) {
 			bad = parse_list(v, part_names, 4, &o->parts) != 0;
 		} else if (!strcmp(a, "--dtypes")) {
 			bad = parse_list(v, dt_names, GD__COUNT, &o->dtypes) != 0;
 		} else if (!strcmp(a, "--tokens")) {
-			char *dup = xstrdup(v), *save = NULL, *end;
+			char *dup = xstrdup(v), *save = NULL;
 			o->ntokens = 0;
 			for (char *t = strtok_r(dup, ",", &save); t && !bad; t = strtok_r(NULL, ",", &save)) {
-				long n = strtol(t, &end, 10);
-				bad = *end || n < 1 || n > 1 << 20 || o->ntokens == 16;
+				long n = 0;
+				bad = np_count(a, t, 1, 1 << 20, &n, NULL) != 0 || o->ntokens == 16;
 				if (!bad)
 					o->tokens[o->ntokens++] = n;
 			}
 			bad = bad || !o->ntokens;
 			free(dup);
 		} else if (!strcmp(a, "--rep-ms")) {
-			char *end;
-			long n = strtol(v, &end, 10);
-			bad = !*v || *end || n < 1 || n > 600000;
-			o->rep_ms = (int)n;
+			bad = np_int(a, v, 1, 600000, &o->rep_ms, NULL) != 0;
 		} else if (!strcmp(a, "--gpu-model")) {
 			o->gpu_model = v;
 		} else if (!strcmp(a, "--shapes")) {
@@ -1034,10 +1030,10 @@ static void teardown(struct gctx *g)
 
 static void table(FILE *out, const struct bench_run *b)
 {
-	fprintf(out, "cmax bench gpu on %s\n", b->host);
+	fprintf(out, "cmax bench gpu on %s\n", ts_str(b->host));
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.gpu-"), r->summary);
+		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.gpu-"), ts_str(r->summary));
 	}
 }
 

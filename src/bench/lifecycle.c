@@ -4,10 +4,13 @@
  * server answers /v1/models. Every external program goes through the
  * runner; whatever uses the network or starts a server is opt-in. */
 #include "bench.h"
+#include "../core/numparse.h"
 #include "../core/argv.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
+#include "../core/redact.h"
+#include "../core/termsafe.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -59,14 +62,16 @@ static void usage(FILE *out)
 	bench_common_usage(out);
 }
 
+/* core/numparse.h: digits only, range-checked, no wrap-around */
 static int num_arg(const char *v, long lo, long hi, long *out)
 {
-	char *end;
-	long n = v ? strtol(v, &end, 10) : 0;
-	if (!v || !*v || *end || n < lo || n > hi)
-		return -1;
-	*out = n;
-	return 0;
+	return np_count("n", v, lo, hi, out, NULL);
+}
+
+/* a duration: 90, 90s, 5m, 1h */
+static int dur_arg(const char *v, long lo, long hi, long *out)
+{
+	return np_seconds("t", v, lo, hi, out, NULL);
 }
 
 static int parse(int argc, char **argv, struct lopts *o)
@@ -91,7 +96,7 @@ static int parse(int argc, char **argv, struct lopts *o)
 			continue;
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 		long n = 0;
-		int bad = !v || !*v;
+		int port, bad = !v || !*v;
 		if (!strcmp(a, "--tier") && !bad && *v != '-') {
 			if (o->ntiers == MAX_TIERS) {
 				fprintf(stderr, "cmax bench lifecycle: at most %d --tier\n", MAX_TIERS);
@@ -103,23 +108,25 @@ static int parse(int argc, char **argv, struct lopts *o)
 		} else if (!strcmp(a, "--pull") && !bad && *v != '-') {
 			o->pull = v;
 		} else if (!strcmp(a, "--download") && !bad &&
-			   (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8))) {
+			   (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && np_url_port(a, v, &port, NULL) == 0) {
 			o->download = v;
 		} else if (!strcmp(a, "--download-mib") && !num_arg(v, 1, 1L << 20, &n)) {
 			o->dl_mib = n;
-		} else if (!strcmp(a, "--download-seconds") && !num_arg(v, 1, 3600, &n)) {
+		} else if (!strcmp(a, "--download-seconds") && !dur_arg(v, 1, 3600, &n)) {
 			o->dl_s = (int)n;
 		} else if (!strcmp(a, "--vllm-cmd") && !bad && strspn(v, " \t") < strlen(v)) {
 			o->vllm_cmd = v;
 		} else if (!strcmp(a, "--vllm-port") && !num_arg(v, 1, 65535, &n)) {
 			o->vllm_port = (int)n;
-		} else if (!strcmp(a, "--vllm-timeout") && !num_arg(v, 1, 86400, &n)) {
+		} else if (!strcmp(a, "--vllm-timeout") && !dur_arg(v, 1, 86400, &n)) {
 			o->vllm_timeout_s = (int)n;
-		} else if (!strcmp(a, "--install-timeout") && !num_arg(v, 1, 86400, &n)) {
+		} else if (!strcmp(a, "--install-timeout") && !dur_arg(v, 1, 86400, &n)) {
 			o->install_timeout_s = (int)n;
 		} else {
-			fprintf(stderr, "cmax bench lifecycle: unknown option or bad value '%s%s%s' (see --help)\n", a,
-				v ? " " : "", v ? v : "");
+			char *rv = redact_urls(v); /* a --download URL may carry a password */
+			fprintf(stderr, "cmax bench lifecycle: unknown option or bad value '%s%s%s' (see --help)\n", ts_str(a),
+				v ? " " : "", ts_str(rv ? rv : ""));
+			free(rv);
 			return EXIT_USAGE;
 		}
 		i++;
@@ -154,24 +161,18 @@ static void sleep_ms(long ms)
 }
 
 /* Secrets ride in URLs (user:password@, presigned ?X-Amz-Signature=...):
- * keep scheme, host and path, drop the rest. */
+ * the userinfo as everywhere (core/redact.h), and the query and fragment
+ * dropped too. */
 static char *redact_url(const char *url)
 {
-	const char *s = strstr(url, "://");
-	const char *host = s ? s + 3 : url;
-	const char *end = host + strcspn(host, "/?#");
-	const char *at = memchr(host, '@', (size_t)(end - host));
-	struct strbuf sb = STRBUF_INIT;
-	sb_add(&sb, url, (size_t)(host - url));
-	if (at) {
-		sb_adds(&sb, "<redacted>@");
-		host = at + 1;
-	}
-	size_t keep = strcspn(host, "?#");
-	sb_add(&sb, host, keep);
-	if (host[keep])
-		sb_adds(&sb, "?<redacted>");
-	return sb_detach(&sb);
+	char *u = redact_urls(url);
+	size_t keep = strcspn(u, "?#");
+	if (!u[keep])
+		return u;
+	u[keep] = 0;
+	char *r = xasprintf("%s?<redacted>", u);
+	free(u);
+	return r;
 }
 
 static void set_profile(struct result *r, const char *profile)
@@ -774,6 +775,7 @@ static void run_vllm(struct bench_run *b, const struct lopts *o)
 	}
 	fflush(NULL);
 	double t0 = now_s();
+	pid_t self = getpid();
 	pid_t helper = fork();
 	if (helper < 0) {
 		close(pfd[0]);
@@ -783,7 +785,9 @@ static void run_vllm(struct bench_run *b, const struct lopts *o)
 	}
 	if (helper == 0) {
 		/* The helper only waits on the runner; its record goes back
-		 * to the parent as one JSON evidence object. */
+		 * to the parent as one JSON evidence object. It dies with cmax
+		 * (and the server, its runner child, with it). */
+		runner_forked_child(self);
 		close(pfd[0]);
 		struct run_opts ro = { .timeout_ms = (o->vllm_timeout_s + 60) * 1000, .cap_out = 256u << 10 };
 		struct cmd_result cr;
@@ -948,7 +952,7 @@ static void table(FILE *out, const struct bench_run *b)
 	fprintf(out, "cmax bench lifecycle on host %s\n", b->host);
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-22s %s\n", status_name(r->status), r->id + strlen("bench.lifecycle-"), r->summary);
+		fprintf(out, "%-5s %-22s %s\n", status_name(r->status), r->id + strlen("bench.lifecycle-"), ts_str(r->summary));
 	}
 }
 

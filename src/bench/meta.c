@@ -1,6 +1,7 @@
 #include "meta.h"
 #include "bench.h"
 #include "../core/result.h"
+#include "../core/runner.h"
 #include "../core/strbuf.h"
 #include <errno.h>
 #include <jansson.h>
@@ -38,6 +39,7 @@ int meta_run_workers(int n, work_fn fn, void *arg, struct work_out *total, doubl
 	pid_t *pids = calloc((size_t)n, sizeof *pids);
 	int started = 0, rc = 0;
 	fflush(NULL);
+	pid_t self = getpid();
 	for (int w = 0; w < n; w++) {
 		pid_t p = fork();
 		if (p < 0) {
@@ -45,9 +47,7 @@ int meta_run_workers(int n, work_fn fn, void *arg, struct work_out *total, doubl
 			break;
 		}
 		if (p == 0) {
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			signal(SIGHUP, SIG_DFL);
+			runner_forked_child(self); /* dies with cmax, even by SIGKILL */
 			close(go[1]);
 			close(res[0]);
 			char c;

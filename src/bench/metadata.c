@@ -11,9 +11,12 @@
 #include "bench.h"
 #include "meta.h"
 #include "../core/exitcodes.h"
+#include "../core/numparse.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include "slurmstep.h"
+#include "space.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -81,9 +84,8 @@ static int parse(int argc, char **argv, struct mopts *o)
 			continue;
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		long n = v ? strtol(v, &end, 10) : -1;
-		int okv = v && *v && end && !*end;
+		long n = -1;
+		int okv = v && np_count(a, v, 0, 1L << 40, &n, NULL) == 0; /* core/numparse.h; each range below */
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return -1;
@@ -850,10 +852,10 @@ static void run_alloc(struct bench_run *b, const struct mopts *o)
 
 static void table(FILE *out, const struct bench_run *b)
 {
-	fprintf(out, "cmax bench metadata on %s (%s, host %s)\n", b->o->path, b->fstype, b->host);
+	fprintf(out, "cmax bench metadata on %s (%s, host %s)\n", ts_str(b->o->path), ts_str(b->fstype), ts_str(b->host));
 	for (size_t i = 0; i < b->nrows; i++)
 		fprintf(out, "%-5s %-34s %s\n", status_name(b->rows[i]->status), b->rows[i]->id + strlen("bench.metadata-"),
-			b->rows[i]->summary ? b->rows[i]->summary : "");
+			ts_str(b->rows[i]->summary ? b->rows[i]->summary : ""));
 }
 
 int bench_metadata_main(int argc, char **argv)
@@ -898,6 +900,10 @@ int bench_metadata_main(int argc, char **argv)
 	char *what = xasprintf("about %.0f MiB: %d files of %d B in rates/, a %d-file tree in import/, mkdir/ trees, "
 			       "lock files, odd names, one %ld MiB file",
 			       peak / 1048576, o.workers * o.files, o.file_size, o.import_files, o.alloc_mib);
+	/* the estimate above is what must fit (core of space.h): refused before anything is written */
+	struct bench_space sp;
+	bench_space_judge(o.b.path, peak >= 1.8e19 ? UINT64_MAX : (uint64_t)peak, "rates, import tree, allocating write", &sp);
+	json_object_set_new(b.params, "space", bench_space_json(&sp));
 	if (o.b.dry_run) {
 		if (o.b.json) {
 			json_t *p = json_object();
@@ -908,7 +914,8 @@ int bench_metadata_main(int argc, char **argv)
 			free(wd);
 			json_object_set_new(p, "fstype", json_string(b.fstype));
 			json_object_set_new(p, "writes", json_string(what));
-			json_object_set_new(p, "bytes_max", json_integer((json_int_t)peak));
+			json_object_set_new(p, "bytes_max", json_integer((json_int_t)sp.need));
+			json_object_set_new(p, "space", bench_space_json(&sp));
 			json_object_set_new(p, "parameters", json_incref(b.params));
 			json_t *cmds = json_array();
 			for (int k = 0; S.active && k < 2; k++) {
@@ -933,12 +940,24 @@ int bench_metadata_main(int argc, char **argv)
 			} else {
 				printf("Two-node locks: skipped (%s).\n", why ? why : "not in a Slurm allocation with 2+ nodes");
 			}
+			printf("N%s: %s\n", sp.reason + 1, !sp.fits ? "would NOT start (exit 73)" : "would start");
 		}
 		free(what);
 		free(why);
 		bench_slurm_free(&S);
 		bench_free(&b);
-		return EXIT_OK;
+		if (!sp.fits)
+			fprintf(stderr, "cmax bench metadata: %s; a run would be refused\n", sp.reason);
+		return sp.fits ? EXIT_OK : EXIT_CANTCREAT;
+	}
+	if (!sp.fits) {
+		fprintf(stderr, "cmax bench metadata: %s; nothing was written (fewer --files or a smaller --alloc-mib)\n",
+			sp.reason);
+		free(what);
+		free(why);
+		bench_slurm_free(&S);
+		bench_free(&b);
+		return EXIT_CANTCREAT;
 	}
 	rc = bench_start(&b, what);
 	free(what);

@@ -20,10 +20,12 @@
 #include "netfront.h"
 #include "netsys.h"
 #include "../collect/gpu_models.h"
+#include "../core/numparse.h"
 #include "../core/argv.h"
 #include "../core/exitcodes.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include "../core/sysroot.h"
 #include "../parse/hostlist.h"
 #include "../parse/nccltests.h"
@@ -131,20 +133,22 @@ static void usage(FILE *out)
 	fputs("  (--path DIR: where nccl-tests -J files go; default $TMPDIR or /tmp)\n", out);
 }
 
+/* core/numparse.h sizes (1024-based, like nccl-tests' K/M/G); NAN when bad */
 static double parse_bytes(const char *s)
 {
-	char *end;
-	double v = strtod(s, &end);
-	if (end == s || v < 0)
-		return NAN;
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; end++; break;
-	case 'm': case 'M': v *= 1048576.0; end++; break;
-	case 'g': case 'G': v *= GiB; end++; break;
-	case 't': case 'T': v *= GiB * 1024; end++; break;
-	default: break;
-	}
-	return *end ? NAN : v;
+	uint64_t b;
+	return np_size("size", s, 0, NP_PIB, &b, NULL) == 0 ? (double)b : NAN;
+}
+
+/* nccl-tests reads DIGITS[KMG] only (sscanf "%zu%1[kmgKMG]": 1.5G would be
+ * 1 byte): such text goes as given, the rest as the bytes cmax computed. */
+static void add_size_arg(struct argv_list *v, const char *s)
+{
+	size_t d = strspn(s, "0123456789");
+	if (d && (!s[d] || (strchr("kmgKMG", s[d]) && !s[d + 1])))
+		argv_add(v, s);
+	else
+		argv_addf(v, "%.0f", parse_bytes(s));
 }
 
 /* The method's sweep is 8 B to 16 GiB; a -b / -e in --nccl-args wins (nccl-tests
@@ -189,7 +193,7 @@ static int parse(int argc, char **argv, struct nopts *o)
 		if (r > 0)
 			continue;
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
+		char err[NP_ERR_MAX] = "";
 		double d;
 		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
@@ -197,10 +201,12 @@ static int parse(int argc, char **argv, struct nopts *o)
 		}
 #define FLAG(name, field) else if (!strcmp(a, name)) o->field = 1;
 #define STR(name, field) else if (!strcmp(a, name) && v) { o->field = v; i++; }
-#define INT(name, field, lo, hi) else if (!strcmp(a, name) && v) { long n = strtol(v, &end, 10); \
-			if (*end || n < (lo) || n > (hi)) goto bad; else { o->field = (int)n; i++; } }
-#define DBL(name, field, lo, hi) else if (!strcmp(a, name) && v) { d = strtod(v, &end); \
-			if (*end || !(d >= (lo)) || d > (hi)) goto bad; else { o->field = d; i++; } }
+#define INT(name, field, lo, hi) else if (!strcmp(a, name) && v) { long n; \
+			if (np_count(a, v, lo, hi, &n, err)) goto bad; else { o->field = (int)n; i++; } }
+#define DBL(name, field, lo, hi) else if (!strcmp(a, name) && v) { \
+			if (np_real(a, v, lo, hi, &d, err)) goto bad; else { o->field = d; i++; } }
+#define DUR(name, field, lo, hi) else if (!strcmp(a, name) && v) { long n; \
+			if (np_seconds(a, v, lo, hi, &n, err)) goto bad; else { o->field = (int)n; i++; } }
 		FLAG("--scaling", scaling)
 		FLAG("--nccl-json", nccl_json)
 		FLAG("--perftest", perftest)
@@ -221,16 +227,22 @@ static int parse(int argc, char **argv, struct nopts *o)
 		STR("--nvlink", nvlink)
 		INT("--nodes", nodes, 1, 100000)
 		INT("--gpus-per-node", ppn, 1, 1024)
-		INT("--run-timeout", run_timeout_s, 1, 7 * 86400)
+		DUR("--run-timeout", run_timeout_s, 1, 7 * 86400)
 		INT("--perftest-port", pt_port, 1024, 65000)
-		INT("--perftest-timeout", pt_timeout_s, 1, 86400)
+		DUR("--perftest-timeout", pt_timeout_s, 1, 86400)
 		INT("--udp-probes", probe.udp_count, 1, 100000)
 		INT("--echo-probes", probe.echo_count, 1, 1000)
 		DBL("--line-rate", line_rate_gbit, 0.001, 1e6)
 		DBL("--rail-rate", rail_rate_gbit, 0.001, 1e6)
 		DBL("--frontend-seconds", probe.tput_s, 0.05, 3600)
 		DBL("--serve-time", serve_time, 1, 86400)
-		DBL("--serve-bytes", serve_bytes, 1, 1e15)
+		else if (!strcmp(a, "--serve-bytes") && v) {
+			uint64_t sb;
+			if (np_size(a, v, 1, NP_PIB, &sb, err))
+				goto bad;
+			o->serve_bytes = (double)sb;
+			i++;
+		}
 		else if (!strcmp(a, "--min-bytes") && v) {
 			if (isnan(parse_bytes(v)))
 				goto bad;
@@ -247,7 +259,10 @@ static int parse(int argc, char **argv, struct nopts *o)
 		}
 		continue;
 bad:
-		fprintf(stderr, "cmax bench net: bad value '%s' for %s\n", v, a);
+		if (*err)
+			fprintf(stderr, "cmax bench net: %s\n", err);
+		else
+			fprintf(stderr, "cmax bench net: bad value '%s' for %s\n", v, a);
 		return EXIT_USAGE;
 	}
 	if (strcmp(o->launcher, "auto") && strcmp(o->launcher, "srun") && strcmp(o->launcher, "mpirun") &&
@@ -396,9 +411,9 @@ static void build_nccl(struct argv_list *v, const struct nopts *o, const struct 
 	}
 	argv_add(v, bin);
 	argv_add(v, "-b");
-	argv_add(v, o->min_bytes);
+	add_size_arg(v, o->min_bytes);
 	argv_add(v, "-e");
-	argv_add(v, o->max_bytes);
+	add_size_arg(v, o->max_bytes);
 	argv_add(v, "-f");
 	argv_add(v, "2");
 	argv_add(v, "-g");
@@ -849,9 +864,11 @@ static void scaling_row(struct bench_run *b, const char *coll, const struct scal
 
 static pid_t spawn_bg(char *const argv[], const char *logpath)
 {
+	pid_t self = getpid();
 	pid_t p = fork();
 	if (p == 0) {
 		setpgid(0, 0);
+		runner_forked_child(self); /* the server dies with cmax, even by SIGKILL */
 		int fd = open(logpath ? logpath : "/dev/null", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		int nul = open("/dev/null", O_RDONLY);
 		if (fd >= 0) {
@@ -1267,10 +1284,10 @@ static void run_frontend(struct bench_run *b, const struct nopts *o)
 
 static void table(FILE *out, const struct bench_run *b)
 {
-	fprintf(out, "cmax bench net (host %s)\n", b->host);
+	fprintf(out, "cmax bench net (host %s)\n", ts_str(b->host));
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.net-"), r->summary);
+		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.net-"), ts_str(r->summary));
 	}
 }
 

@@ -5,6 +5,7 @@
  * the local socket buffer). UDP datagrams are echoed as they are (loss and
  * UDP round trip). Every loop is bounded in count and in time. */
 #include "netfront.h"
+#include "../core/numparse.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include <errno.h>
@@ -67,11 +68,10 @@ int nf_split(const char *hp, char *host, size_t hn, char *port, size_t pn)
 		snprintf(host, hn, "%.*s", (int)l, hp);
 	}
 	if (colon) {
-		char *end;
-		long p = strtol(colon + 1, &end, 10);
-		if (*end || p < 1 || p > 65535)
+		int p;
+		if (np_port("port", colon + 1, &p, NULL) != 0) /* core/numparse.h: 1..65535, digits only */
 			return -1;
-		snprintf(port, pn, "%ld", p);
+		snprintf(port, pn, "%d", p);
 	} else {
 		snprintf(port, pn, "%d", NF_DEFAULT_PORT);
 	}

@@ -7,7 +7,10 @@
 #include "bench.h"
 #include "s3_client.h"
 #include "../core/exitcodes.h"
+#include "../core/numparse.h"
+#include "../core/redact.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include "../parse/s3xml.h"
 #include <ctype.h>
 #include <math.h>
@@ -36,7 +39,8 @@ static void usage(FILE *out)
 	      "on Ctrl-C). Credentials: AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY [/\n"
 	      "AWS_SESSION_TOKEN], else AWS_SHARED_CREDENTIALS_FILE or ~/.aws/credentials,\n"
 	      "profile AWS_PROFILE or default; never printed.\n\n"
-	      "  --endpoint URL         http(s)://host[:port] (required)\n"
+	      "  --endpoint URL         http(s)://host[:port] (required); a user:password@ in it\n"
+	      "                         is printed and recorded as ***@\n"
 	      "  --bucket NAME          an existing bucket (required)\n"
 	      "  --region R             SigV4 region (default AWS_REGION, AWS_DEFAULT_REGION,\n"
 	      "                         the profile's region, else us-east-1)\n"
@@ -56,25 +60,12 @@ static void usage(FILE *out)
 	      " credentials; 66: no such bucket; 69: endpoint unreachable or failing.)\n", out);
 }
 
+/* Sizes in core/numparse.h's syntax (1024-based K..E, optional i / B);
+ * each option's range is checked where it is matched. */
 static long long parse_size(const char *v)
 {
-	char *end;
-	double d = strtod(v, &end);
-	if (end == v || d < 0)
-		return -1;
-	double m = 1;
-	switch (toupper((unsigned char)*end)) {
-	case 'K': m = 1024; end++; break;
-	case 'M': m = MIB; end++; break;
-	case 'G': m = MIB * 1024; end++; break;
-	case 0: break;
-	default: return -1;
-	}
-	if (*end == 'i' || *end == 'I')
-		end++;
-	if (*end == 'B' || *end == 'b')
-		end++;
-	return *end ? -1 : (long long)(d * m);
+	uint64_t b;
+	return np_size("size", v, 0, UINT64_C(1) << 62, &b, NULL) == 0 ? (long long)b : -1;
 }
 
 static int parse(int argc, char **argv, struct s3opts *o)
@@ -107,9 +98,8 @@ static int parse(int argc, char **argv, struct s3opts *o)
 			continue;
 		}
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		long n = v ? strtol(v, &end, 10) : -1;
-		int okn = v && *v && end && !*end;
+		long n = -1;
+		int okn = v && np_count(a, v, 0, 1L << 40, &n, NULL) == 0; /* each option's range below */
 		long long sz = v ? parse_size(v) : -1;
 		if (!strcmp(a, "--endpoint") && v && (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)))
 			o->endpoint = v;
@@ -133,18 +123,28 @@ static int parse(int argc, char **argv, struct s3opts *o)
 			o->part_size = sz;
 		else if (!strcmp(a, "--endurance-size") && sz >= 0 && sz <= 1LL << 30)
 			o->endurance_size = sz;
-		else if (!strcmp(a, "--endurance-minutes") && v && (o->endurance_min = strtod(v, &end)) > 0 && !*end &&
-			 o->endurance_min <= 7 * 24 * 60)
+		else if (!strcmp(a, "--endurance-minutes") && np_real(a, v, 0.001, 7 * 24 * 60, &o->endurance_min, NULL) == 0)
 			;
 		else {
-			fprintf(stderr, "cmax bench s3: unknown option or bad value '%s%s%s' (see --help)\n", a,
-				v ? " " : "", v ? v : "");
+			/* the value may be an --endpoint with a password in it */
+			char *ra = redact_urls(a), *rv = redact_urls(v);
+			fprintf(stderr, "cmax bench s3: unknown option or bad value '%s%s%s' (see --help)\n", ts_str(ra),
+				v ? " " : "", ts_str(rv ? rv : ""));
+			free(ra);
+			free(rv);
 			return EXIT_USAGE;
 		}
 		i++;
 	}
 	if (!o->endpoint || !o->bucket) {
 		fprintf(stderr, "cmax bench s3: --endpoint URL and --bucket NAME are required (see --help)\n");
+		return EXIT_USAGE;
+	}
+	/* a port that cannot exist is the user's mistake (64), not an endpoint that is down (69) */
+	char perr[NP_ERR_MAX];
+	int port;
+	if (np_url_port("--endpoint", o->endpoint, &port, perr) != 0) {
+		fprintf(stderr, "cmax bench s3: %s\n", perr);
 		return EXIT_USAGE;
 	}
 	if (o->concurrency < 0)
@@ -251,6 +251,7 @@ struct s3b {
 	struct bench_run *b;
 	struct s3opts *o;
 	struct s3_conn c;
+	char *endpoint_shown;    /* c.endpoint with its userinfo redacted: all that is printed or stored */
 	char *prefix;            /* "cmax-bench-s3-HOST-XXXXXX/" */
 	char *down;              /* the endpoint stopped answering: why */
 	char *down_phase;
@@ -565,7 +566,12 @@ static int put_large(struct s3b *s, struct phase *ph, const char *key, uint64_t 
 		if (c->fail == S3_OK && s3xml_error(c->resp.buf ? c->resp.buf : "", c->resp.len, &code, &msg) == 0) {
 			c->fail = S3_HTTP;
 			free(c->why);
-			c->why = xasprintf("CompleteMultipartUpload: %s %s", code ? code : "", msg ? msg : "");
+			/* the server's words: one escaped, capped line (core/termsafe.h) */
+			char *sc = ts_oneline(code, code ? strlen(code) : 0, 64);
+			char *sm = ts_oneline(msg, msg ? strlen(msg) : 0, 300);
+			c->why = xasprintf("CompleteMultipartUpload: %s %s", sc, sm);
+			free(sc);
+			free(sm);
 		}
 		free(code);
 		free(msg);
@@ -760,7 +766,9 @@ static int list_all(struct s3b *s, struct phase *ph, int max_keys, char ***keys,
 		if (r->fail == S3_OK && s3xml_list(r->resp.buf ? r->resp.buf : "", r->resp.len, &l, &err) != 0) {
 			r->fail = S3_HTTP;
 			free(r->why);
-			r->why = xasprintf("unreadable ListObjectsV2 answer: %s", err);
+			char *se = ts_oneline(err, err ? strlen(err) : 0, 300);
+			r->why = xasprintf("unreadable ListObjectsV2 answer: %s", se);
+			free(se);
 		}
 		free(err);
 		if (ph)
@@ -1144,7 +1152,7 @@ static void run_cleanup(struct s3b *s)
 		r_error(r, "%d object%s left under s3://%s/%s after 3 rounds (%s): remove them by hand", left,
 			left == 1 ? "" : "s", s->o->bucket, s->prefix, why ? why : "?");
 	if (r->status == ST_ERROR)
-		fprintf(stderr, "cmax bench s3: %s\n", r->summary);
+		fprintf(stderr, "cmax bench s3: %s\n", ts_str(r->summary));
 	free(why);
 }
 
@@ -1169,18 +1177,18 @@ static int preflight(struct s3b *s)
 	if (r->fail == S3_OK) {
 		rc = 0;
 	} else if (r->fail == S3_TRANSPORT) {
-		fprintf(stderr, "cmax bench s3: cannot reach %s: %s\n", s->o->endpoint, r->why);
+		fprintf(stderr, "cmax bench s3: cannot reach %s: %s\n", s->endpoint_shown, r->why);
 		rc = EXIT_UNAVAILABLE;
 	} else if (r->http == 401 || r->http == 403) {
-		fprintf(stderr, "cmax bench s3: %s refused the credentials from %s for bucket %s: %s\n", s->o->endpoint,
+		fprintf(stderr, "cmax bench s3: %s refused the credentials from %s for bucket %s: %s\n", s->endpoint_shown,
 			s->c.cred.source, s->o->bucket, r->why);
 		rc = EXIT_NOPERM;
 	} else if (r->http == 404) {
 		fprintf(stderr, "cmax bench s3: bucket %s does not exist at %s (%s); create it first\n", s->o->bucket,
-			s->o->endpoint, r->why);
+			s->endpoint_shown, r->why);
 		rc = EXIT_NOINPUT;
 	} else {
-		fprintf(stderr, "cmax bench s3: %s answered a listing of bucket %s with %s\n", s->o->endpoint, s->o->bucket,
+		fprintf(stderr, "cmax bench s3: %s answered a listing of bucket %s with %s\n", s->endpoint_shown, s->o->bucket,
 			r->why);
 		rc = EXIT_UNAVAILABLE;
 	}
@@ -1201,7 +1209,7 @@ static json_t *plan_json(const struct s3b *s, const char *cred_source)
 	json_t *p = json_object();
 	json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
 	json_object_set_new(p, "benchmark", json_string("s3"));
-	json_object_set_new(p, "endpoint", json_string(o->endpoint));
+	json_object_set_new(p, "endpoint", json_string(s->endpoint_shown));
 	json_object_set_new(p, "bucket", json_string(o->bucket));
 	json_object_set_new(p, "region", json_string(s->c.region));
 	json_object_set_new(p, "prefix", json_string(s->prefix));
@@ -1247,10 +1255,10 @@ static json_t *plan_json(const struct s3b *s, const char *cred_source)
 
 static void table(FILE *out, const struct bench_run *b)
 {
-	fprintf(out, "cmax bench s3 on %s (host %s)\n", b->o->path, b->host);
+	fprintf(out, "cmax bench s3 on %s (host %s)\n", ts_str(b->o->path), ts_str(b->host));
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-16s %s\n", status_name(r->status), r->id + strlen("bench.s3-"), r->summary);
+		fprintf(out, "%-5s %-16s %s\n", status_name(r->status), r->id + strlen("bench.s3-"), ts_str(r->summary));
 	}
 }
 
@@ -1291,7 +1299,7 @@ static int confirm(struct s3b *s)
 		rc = EXIT_USAGE;
 	} else {
 		fprintf(stderr, "cmax bench s3 will write %s\n  to s3://%s/%s at %s, deleted afterwards.\nRun it? [y/N] ",
-			what, s->o->bucket, s->prefix, s->o->endpoint);
+			what, s->o->bucket, s->prefix, s->endpoint_shown);
 		fflush(stderr);
 		char line[32];
 		if (!fgets(line, sizeof line, stdin) || (line[0] != 'y' && line[0] != 'Y'))
@@ -1311,6 +1319,7 @@ static void s3b_free(struct s3b *s)
 	free(s->mpu_id);
 	free(s->mpu_key);
 	free(s->c.endpoint);
+	free(s->endpoint_shown);
 	free(s->c.region);
 	free(s->c.sigv4);
 	s3_cred_free(&s->c.cred);
@@ -1350,7 +1359,8 @@ int bench_s3_main(int argc, char **argv)
 	size_t el = strlen(o.endpoint);
 	while (el > 0 && o.endpoint[el - 1] == '/')
 		el--;
-	s.c.endpoint = xstrndup(o.endpoint, el);
+	s.c.endpoint = xstrndup(o.endpoint, el); /* with any userinfo: libcurl may use it */
+	s.endpoint_shown = redact_urls(s.c.endpoint);
 	s.c.bucket = (char *)o.bucket;
 	s.c.region = xstrdup(region);
 	s.c.sigv4 = xasprintf("aws:amz:%s:s3", region);
@@ -1361,7 +1371,7 @@ int bench_s3_main(int argc, char **argv)
 	/* the method's object-storage endurance run lasts 15 minutes */
 	if (o.endurance)
 		b.mode = o.endurance_min >= 15 ? "full" : "quick";
-	json_object_set_new(b.params, "endpoint", json_string(s.c.endpoint));
+	json_object_set_new(b.params, "endpoint", json_string(s.endpoint_shown));
 	json_object_set_new(b.params, "bucket", json_string(o.bucket));
 	json_object_set_new(b.params, "region", json_string(region));
 	json_object_set_new(b.params, "prefix", json_string(s.prefix));
@@ -1384,7 +1394,7 @@ int bench_s3_main(int argc, char **argv)
 			fputc('\n', stdout);
 		} else {
 			printf("cmax bench s3 --dry-run: nothing is sent.\nWould write to s3://%s/%s at %s (region %s)\n",
-			       o.bucket, s.prefix, s.c.endpoint, region);
+			       o.bucket, s.prefix, s.endpoint_shown, region);
 			printf("Credentials: %s\n", have_cred ? s.c.cred.source : cerr);
 			size_t i;
 			json_t *e;
@@ -1447,7 +1457,7 @@ int bench_s3_main(int argc, char **argv)
 		struct result *r = bench_row(&b, "bench.s3-cleanup", "objects under the run's prefix removed");
 		r_error(r, "not attempted: the endpoint stopped answering during %s (%s); objects may remain under s3://%s/%s",
 			s.down_phase, s.down, o.bucket, s.prefix);
-		fprintf(stderr, "cmax bench s3: %s\n", r->summary);
+		fprintf(stderr, "cmax bench s3: %s\n", ts_str(r->summary));
 	} else {
 		run_cleanup(&s);
 	}

@@ -5,6 +5,9 @@
 #include "s3_client.h"
 #include "bench.h"
 #include "../parse/s3xml.h"
+#include "../core/readfile.h"
+#include "../core/redact.h"
+#include "../core/termsafe.h"
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,6 +20,11 @@
 #define EMPTY_SHA256 "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
 #define PATTERN_SIZE (1u << 20)
 #define ERR_KEEP 4096
+/* A server message in a summary: one line of at most this many bytes
+ * (declared: a long S3 Message is a sentence or two; more is noise or an
+ * attack, and the whole body is not kept anyway). */
+#define S3_WHY_MAX 300
+#define S3_CODE_MAX 64
 
 static unsigned char *pattern;
 
@@ -85,10 +93,11 @@ int s3_cred_load(struct s3_cred *c, char **err)
 	if (!profile || !*profile)
 		profile = "default";
 	size_t len = 0;
-	char *text = bench_read_file(file, 1u << 20, &len);
-	if (!text) {
-		*err = xasprintf("no credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are not set and %s cannot be read (%s)",
-				 file, strerror(errno));
+	char *text = NULL, *rerr = NULL;
+	/* the one input reader (core/readfile.h): its cap for credentials files */
+	if (read_input(file, INPUT_CREDENTIALS, &text, &len, &rerr)) {
+		*err = xasprintf("no credentials: AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY are not set and %s", rerr);
+		free(rerr);
 		free(file);
 		return -1;
 	}
@@ -298,8 +307,12 @@ static void classify(struct s3_req *r)
 	r->why = NULL;
 	if (r->curl_code != CURLE_OK) {
 		r->fail = S3_TRANSPORT;
-		r->why = xasprintf("%s%s%s", curl_easy_strerror((CURLcode)r->curl_code), *r->curl_err ? ": " : "",
-				   r->curl_err);
+		/* libcurl's detail may name the URL (userinfo redacted) */
+		char *red = redact_urls(r->curl_err);
+		char *detail = ts_oneline(red, strlen(red), S3_WHY_MAX);
+		r->why = xasprintf("%s%s%s", curl_easy_strerror((CURLcode)r->curl_code), *detail ? ": " : "", detail);
+		free(detail);
+		free(red);
 		return;
 	}
 	if (r->http >= 200 && r->http < 300) {
@@ -317,10 +330,15 @@ static void classify(struct s3_req *r)
 		r->fail = S3_THROTTLED;
 	else
 		r->fail = S3_HTTP;
-	char *m = msg ? str_sanitize(msg, strlen(msg)) : NULL;
-	r->why = xasprintf("HTTP %ld%s%s%s%s", r->http, code ? " " : "", code ? code : "", m ? ": " : "", m ? m : "");
+	/* The server's words are outside data: one line, escaped, capped, so
+	 * that an endpoint cannot print lines of its own on the terminal or
+	 * into a result row. */
+	char *c = code ? ts_oneline(code, strlen(code), S3_CODE_MAX) : NULL;
+	char *m = msg ? ts_oneline(msg, strlen(msg), S3_WHY_MAX) : NULL;
+	r->why = xasprintf("HTTP %ld%s%s%s%s", r->http, c && *c ? " " : "", c ? c : "", m && *m ? ": " : "", m ? m : "");
 	free(code);
 	free(msg);
+	free(c);
 	free(m);
 }
 

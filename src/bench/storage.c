@@ -16,10 +16,13 @@
  * with %t), and srun -v says which node ran which task. */
 #include "bench.h"
 #include "../core/exitcodes.h"
+#include "../core/numparse.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include "../parse/fio.h"
 #include "slurmstep.h"
+#include "space.h"
 #include <errno.h>
 #include <sys/stat.h>
 #include <math.h>
@@ -50,7 +53,8 @@ static const struct kind kinds[] = {
 struct sopts {
 	struct bench_opts b;
 	int clients;
-	const char *size;       /* per client file size, fio syntax */
+	const char *size;       /* per client file size as given (recorded in the document) */
+	uint64_t size_bytes;    /* the same in bytes: what fio is given */
 	int runtime_s;          /* random cases (time based) and the cap of sequential ones */
 	int ramp_s;
 	int iodepth;            /* direct cases (libaio) */
@@ -79,7 +83,9 @@ static void usage(FILE *out)
 	      "                         srun takes a short one of its own (--immediate)\n"
 	      "  --clients-per-node C   fio jobs on each node across nodes (default 1)\n"
 	      "  --partition P          the partition for the allocations srun takes (--nodes outside one)\n"
-	      "  --size SIZE            file per client (default 32M quick, 1G full)\n"
+	      "  --size SIZE            file per client (default 32M quick, 1G full); 1024-based K/M/G/T/P,\n"
+	      "                         1M to 1P; refused (exit 73) unless clients x size leaves 10% of the\n"
+	      "                         free space of DIR (at least 16 MiB) free; --dry-run shows the figures\n"
 	      "  --runtime S            seconds per random case, cap for sequential (1 quick, 30 full)\n"
 	      "  --iodepth N            queue depth of the direct (libaio) cases (default 16)\n"
 	      "  --only TEXT            only the cases whose id contains TEXT (e.g. seq-read)\n"
@@ -116,15 +122,13 @@ static int parse(int argc, char **argv, struct sopts *o)
 			continue;
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
+		char err[NP_ERR_MAX];
 		size_t k = 0;
 		while (k < sizeof ints / sizeof ints[0] && strcmp(a, ints[k].name))
 			k++;
 		if (k < sizeof ints / sizeof ints[0] && v) {
-			long n = strtol(v, &end, 10);
-			if (*end || n < ints[k].lo || n > ints[k].hi)
+			if (np_int(a, v, (int)ints[k].lo, (int)ints[k].hi, ints[k].val, err) != 0)
 				goto bad;
-			*ints[k].val = (int)n;
 			i++;
 			continue;
 		}
@@ -139,13 +143,13 @@ static int parse(int argc, char **argv, struct sopts *o)
 			o->partition = v;
 			i++;
 		} else if (!strcmp(a, "--endurance-minutes") && v) {
-			double m = strtod(v, &end);
-			if (*end || !(m > 0) || m > 1440)
+			if (np_real(a, v, 0.001, 1440, &o->endurance_min, err) != 0)
 				goto bad;
-			o->endurance_min = m;
 			i++;
 		} else if (!strcmp(a, "--size") && v) {
-			if (!*v || strspn(v, "0123456789") == 0 || strlen(v) > 16)
+			/* at least one block of the largest block size (1 MiB); at most 1 PiB a
+			 * client (declared: far above any sweep; the free-space check decides) */
+			if (np_size(a, v, NP_MIB, NP_PIB, &o->size_bytes, err) != 0)
 				goto bad;
 			o->size = v;
 			i++;
@@ -161,7 +165,7 @@ static int parse(int argc, char **argv, struct sopts *o)
 		}
 		continue;
 bad:
-		fprintf(stderr, "cmax bench storage: bad value '%s' for %s\n", v, a);
+		fprintf(stderr, "cmax bench storage: %s\n", err);
 		return EXIT_USAGE;
 	}
 	o->nodes_mode = o->slurm || o->nodes > 0;
@@ -189,8 +193,10 @@ bad:
 	if (o->runtime_s < 0)
 		o->runtime_s = o->b.full ? 30 : 1;
 	o->ramp_s = o->b.full ? 2 : 0;
-	if (!o->size)
+	if (!o->size) {
 		o->size = o->b.full ? "1G" : "32M";
+		o->size_bytes = o->b.full ? NP_GIB : 32 * NP_MIB;
+	}
 	return 0;
 }
 
@@ -202,20 +208,6 @@ static int client_counts(int max, int *out)
 		out[n++] = c;
 	out[n++] = max;
 	return n;
-}
-
-static double size_bytes(const char *s)
-{
-	char *end;
-	double v = strtod(s, &end);
-	switch (*end) {
-	case 'k': case 'K': v *= 1024; break;
-	case 'm': case 'M': v *= 1024.0 * 1024; break;
-	case 'g': case 'G': v *= 1024.0 * 1024 * 1024; break;
-	case 't': case 'T': v *= 1024.0 * 1024 * 1024 * 1024; break;
-	default: break;
-	}
-	return v;
 }
 
 /* Across nodes each srun task gets its own files: %t is srun's task
@@ -231,7 +223,7 @@ static void build_fio(struct argv_list *f, const struct sopts *o, const char *di
 	argv_addf(f, "--name=%s", name);
 	argv_addf(f, "--directory=%s", dir);
 	argv_add(f, o->nodes_mode ? FNAME_NODES : FNAME_LOCAL);
-	argv_addf(f, "--size=%s", o->size);
+	argv_addf(f, "--size=%llu", (unsigned long long)o->size_bytes); /* bytes: fio's own suffix rules never apply */
 	argv_addf(f, "--rw=%s", rw);
 	argv_addf(f, "--bs=%s", bs);
 	argv_addf(f, "--ioengine=%s", direct ? "libaio" : "psync");
@@ -255,7 +247,7 @@ static int run_timeout_ms(const struct sopts *o, int runtime)
 {
 	/* layout of the files plus the run, generously: a slow file system
 	 * must become a figure, not a timeout */
-	double lay = size_bytes(o->size) * o->clients / (50.0 * 1024 * 1024);
+	double lay = (double)o->size_bytes * o->clients / (50.0 * 1024 * 1024);
 	double t = 2.0 * (runtime + o->ramp_s) + 60 + lay;
 	return t > 2e6 ? 2000000000 : (int)(t * 1000);
 }
@@ -921,7 +913,7 @@ static int selected(const struct sopts *o, const struct kind *k)
 }
 
 static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const struct bench_slurm *S, const int *cc,
-			 int ncc)
+			 int ncc, const struct bench_space *sp)
 {
 	json_t *p = json_object();
 	json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
@@ -944,7 +936,8 @@ static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const
 			free(f);
 		}
 	json_object_set_new(p, "files", writes);
-	json_object_set_new(p, "bytes_max", json_integer((json_int_t)(size_bytes(o->size) * per * nodes)));
+	json_object_set_new(p, "bytes_max", json_integer((json_int_t)sp->need));
+	json_object_set_new(p, "space", bench_space_json(sp));
 	json_t *cmds = json_array(), *mp = json_object();
 	for (int i = 0; i < ncc; i++) {
 		for (size_t k = 0; k < NKINDS && !o->endurance; k++) {
@@ -995,10 +988,10 @@ static const char *lat_cell(const json_t *l, const char *key, char *buf, size_t 
 static void table(FILE *out, const struct bench_run *b)
 {
 	if (b->harness && !strcmp(b->harness, "slurm"))
-		fprintf(out, "cmax bench storage on %s (%s, across nodes through srun from host %s)\n", b->o->path,
-			b->fstype, b->host);
+		fprintf(out, "cmax bench storage on %s (%s, across nodes through srun from host %s)\n", ts_str(b->o->path),
+			ts_str(b->fstype), ts_str(b->host));
 	else
-		fprintf(out, "cmax bench storage on %s (%s, host %s)\n", b->o->path, b->fstype, b->host);
+		fprintf(out, "cmax bench storage on %s (%s, host %s)\n", ts_str(b->o->path), ts_str(b->fstype), ts_str(b->host));
 	fprintf(out, "%-5s %-34s %9s %9s %8s %8s %8s\n", "", "case", "MB/s", "IOPS", "p50", "p99", "p99.9");
 	for (size_t i = 0; i < b->nrows; i++) {
 		const struct result *r = b->rows[i];
@@ -1007,7 +1000,7 @@ static void table(FILE *out, const struct bench_run *b)
 		json_t *l = json_object_get(ob, "clat_ns");
 		if (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL) {
 			if (json_object_get(ob, "intervals")) {
-				fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, r->summary);
+				fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, ts_str(r->summary));
 				continue;
 			}
 			char a[16], c[16], d[16];
@@ -1016,9 +1009,9 @@ static void table(FILE *out, const struct bench_run *b)
 				json_is_number(bw) ? json_number_value(bw) / 1e6 : 0.0,
 				json_number_value(json_object_get(ob, "iops")),
 				lat_cell(l, "p50", a, sizeof a), lat_cell(l, "p99", c, sizeof c), lat_cell(l, "p99.9", d, sizeof d),
-				r->status != ST_PASS ? "  " : "", r->status != ST_PASS ? strstr(r->summary, "; ") ? strstr(r->summary, "; ") + 2 : "" : "");
+				r->status != ST_PASS ? "  " : "", r->status != ST_PASS ? ts_str(strstr(r->summary, "; ") ? strstr(r->summary, "; ") + 2 : "") : "");
 		} else {
-			fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, r->summary);
+			fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, ts_str(r->summary));
 		}
 	}
 }
@@ -1071,12 +1064,23 @@ int bench_storage_main(int argc, char **argv)
 		json_object_set_new(b.params, "clients_max", json_integer(o.clients));
 	}
 	json_object_set_new(b.params, "size_per_client", json_string(o.size));
+	json_object_set_new(b.params, "size_per_client_bytes", json_integer((json_int_t)o.size_bytes));
+	/* The files: one per client (and node), reused by every case and client
+	 * count (fio's layout, cmax.<job>.0); at most 1024 x 4096 of at most
+	 * 1 PiB, so the product is saturated rather than wrapped. */
+	int files = o.nodes_mode ? S.max_nodes * o.clients_per_node : o.clients;
+	char sizebuf[32], need_what[96];
+	snprintf(need_what, sizeof need_what, "%d file%s of %s", files, files == 1 ? "" : "s",
+		 np_fmt_size(o.size_bytes, sizebuf, sizeof sizebuf));
+	struct bench_space sp;
+	bench_space_judge(o.b.path, bench_space_mul(o.size_bytes, (uint64_t)files), need_what, &sp);
+	json_object_set_new(b.params, "space", bench_space_json(&sp));
 	json_object_set_new(b.params, "runtime_s", json_integer(o.runtime_s));
 	json_object_set_new(b.params, "iodepth_direct", json_integer(o.iodepth));
 	if (o.endurance)
 		json_object_set_new(b.params, "endurance_minutes_per_phase", json_real(o.endurance_min));
 	if (o.b.dry_run) {
-		json_t *p = plan_json(&b, &o, &S, cc, ncc);
+		json_t *p = plan_json(&b, &o, &S, cc, ncc, &sp);
 		if (o.b.json) {
 			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			fputc('\n', stdout);
@@ -1087,8 +1091,8 @@ int bench_storage_main(int argc, char **argv)
 				printf("Across %d node%s (%s), one fio per node through srun; the directory must be shared.\n",
 				       S.max_nodes, S.max_nodes == 1 ? "" : "s",
 				       S.in_alloc ? "the first nodes of this allocation" : "srun takes each allocation itself");
-			printf("Would write up to %.0f MiB: one file per client%s:\n",
-			       json_number_value(json_object_get(p, "bytes_max")) / 1048576.0, o.nodes_mode ? " and node" : "");
+			printf("Would write up to %s: one file per client%s:\n", np_fmt_size(sp.need, sizebuf, sizeof sizebuf),
+			       o.nodes_mode ? " and node" : "");
 			size_t i;
 			json_t *e;
 			json_array_foreach(json_object_get(p, "files"), i, e)
@@ -1102,12 +1106,26 @@ int bench_storage_main(int argc, char **argv)
 					printf("    with %s: %s\n", conf + 1, json_string_value(line));
 			}
 			printf("Then remove the directory (also on Ctrl-C%s).\n", o.nodes_mode ? ", after cancelling the step" : "");
+			printf("N%s: %s\n", sp.reason + 1, !sp.fits ? "would NOT start (exit 73)" : "would start");
 		}
 		json_decref(p);
 		bench_slurm_free(&S);
 		bench_free(&b);
-		return EXIT_OK;
+		if (!sp.fits)
+			fprintf(stderr, "cmax bench storage: %s; a run would be refused\n", sp.reason);
+		return sp.fits ? EXIT_OK : EXIT_CANTCREAT;
 	}
+	if (!sp.fits) {
+		/* refused before fio or the confirmation: a size the user asked for
+		 * must not come back as an ENOSPC FAIL about the storage */
+		fprintf(stderr, "cmax bench storage: %s; nothing was written (a smaller --size or fewer clients)\n",
+			sp.reason);
+		bench_slurm_free(&S);
+		bench_free(&b);
+		return EXIT_CANTCREAT;
+	}
+	if (!sp.known)
+		fprintf(stderr, "cmax bench storage: %s\n", sp.reason);
 	char *fiopath = o.nodes_mode ? NULL : runner_which(o.fio);
 	if (!o.nodes_mode && !fiopath) {
 		/* Nothing gets written: say so as a result, not a crash. */
@@ -1118,12 +1136,10 @@ int bench_storage_main(int argc, char **argv)
 		return rc;
 	}
 	free(fiopath);
-	int files = o.nodes_mode ? S.max_nodes * o.clients_per_node : o.clients;
 	char *what = o.nodes_mode ?
-		xasprintf("up to %.0f MiB (%d file%s of %s, from up to %d node%s)", size_bytes(o.size) * files / 1048576.0,
-			  files, files == 1 ? "" : "s", o.size, S.max_nodes, S.max_nodes == 1 ? "" : "s") :
-		xasprintf("up to %.0f MiB (%d file%s of %s)", size_bytes(o.size) * files / 1048576.0, files,
-			  files == 1 ? "" : "s", o.size);
+		xasprintf("up to %s (%s, from up to %d node%s)", np_fmt_size(sp.need, sizebuf, sizeof sizebuf), need_what,
+			  S.max_nodes, S.max_nodes == 1 ? "" : "s") :
+		xasprintf("up to %s (%s)", np_fmt_size(sp.need, sizebuf, sizeof sizebuf), need_what);
 	rc = bench_start(&b, what);
 	free(what);
 	if (rc) {

@@ -1,4 +1,5 @@
 #include "collector.h"
+#include "../core/interrupt.h"
 #include "../core/strbuf.h"
 #include "../core/sysroot.h"
 #include <stdarg.h>
@@ -30,6 +31,12 @@ void col_set_runner(col_runner_fn fn)
 
 int col_runner(const char *const argv[], const struct run_opts *o, struct cmd_result *res)
 {
+	/* After SIGINT/SIGTERM/SIGHUP a collector starts nothing new: the
+	 * audit writes what it has (core/interrupt.h). */
+	if (interrupt_pending()) {
+		runner_refuse_interrupted(argv, res);
+		return -1;
+	}
 	return g_runner ? g_runner(argv, o, res) : runner_run(argv, o, res);
 }
 

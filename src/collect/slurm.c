@@ -296,6 +296,7 @@ static void collect_srun_true(struct col_run *c, json_t *config, json_t *f)
 	if (timeout_ms > 60000)
 		timeout_ms = 60000;
 	const char *argv[] = { "srun", "-N1", "-n1", "--immediate=20", "--job-name=cmax-audit-probe", "--time=1",
+			       "--quit-on-interrupt", /* one Ctrl-C cancels the probe's step */
 			       "true", NULL };
 	struct cmd_result r;
 	col_run_cmd(c, argv, timeout_ms, &r);

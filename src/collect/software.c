@@ -274,14 +274,98 @@ static void scan_nccl(struct col_run *c, json_t *f)
 
 /* ---- NCCL configuration ---- */
 
+/* The NCCL settings recorded with their values: the variables documented
+ * in the NCCL User Guide, "Environment Variables" (docs.nvidia.com/
+ * deeplearning/nccl/user-guide/docs/env.html, releases 2.15 to 2.2x). Any
+ * other name in the environment or in an nccl.conf (a network plugin's
+ * token, a site's own variable) is recorded by name only: its value may be
+ * a secret, and no check reads it. A setting NCCL documents later is added
+ * here when a check needs it. */
+static const char *const nccl_settings[] = {
+	/* system configuration */
+	"NCCL_SOCKET_IFNAME", "NCCL_SOCKET_FAMILY", "NCCL_SOCKET_NTHREADS", "NCCL_NSOCKS_PERTHREAD",
+	"NCCL_CROSS_NIC", "NCCL_IB_HCA", "NCCL_IB_TIMEOUT", "NCCL_IB_RETRY_CNT", "NCCL_IB_GID_INDEX",
+	"NCCL_IB_ADDR_FAMILY", "NCCL_IB_ADDR_RANGE", "NCCL_IB_ROCE_VERSION_NUM", "NCCL_IB_SL", "NCCL_IB_TC",
+	"NCCL_IB_AR_THRESHOLD", "NCCL_IB_QPS_PER_CONNECTION", "NCCL_IB_SPLIT_DATA_ON_QPS",
+	"NCCL_IB_CUDA_SUPPORT", "NCCL_IB_PCI_RELAXED_ORDERING", "NCCL_IB_ADAPTIVE_ROUTING",
+	"NCCL_IB_MERGE_NICS", "NCCL_MEM_SYNC_DOMAIN", "NCCL_CUMEM_ENABLE", "NCCL_NET", "NCCL_NET_PLUGIN",
+	"NCCL_TOPO_FILE", "NCCL_TOPO_DUMP_FILE", "NCCL_IGNORE_CPU_AFFINITY", "NCCL_CONF_FILE",
+	"NCCL_DEBUG", "NCCL_DEBUG_FILE", "NCCL_DEBUG_SUBSYS", "NCCL_COLLNET_ENABLE",
+	"NCCL_COLLNET_NODE_THRESHOLD", "NCCL_NVLS_ENABLE", "NCCL_MNNVL_ENABLE",
+	/* debugging and tuning */
+	"NCCL_P2P_DISABLE", "NCCL_P2P_LEVEL", "NCCL_P2P_DIRECT_DISABLE", "NCCL_SHM_DISABLE",
+	"NCCL_BUFFSIZE", "NCCL_NTHREADS", "NCCL_MAX_NCHANNELS", "NCCL_MIN_NCHANNELS", "NCCL_CHECKS_DISABLE",
+	"NCCL_CHECK_POINTERS", "NCCL_LAUNCH_MODE", "NCCL_IB_DISABLE", "NCCL_NET_GDR_LEVEL",
+	"NCCL_IB_GDR_LEVEL", "NCCL_NET_GDR_READ", "NCCL_NET_SHARED_BUFFERS", "NCCL_NET_SHARED_COMMS",
+	"NCCL_SINGLE_RING_THRESHOLD", "NCCL_LL_THRESHOLD", "NCCL_TREE_THRESHOLD", "NCCL_ALGO", "NCCL_PROTO",
+	"NCCL_NVB_DISABLE", "NCCL_PXN_DISABLE", "NCCL_P2P_PXN_LEVEL", "NCCL_GRAPH_REGISTER",
+	"NCCL_SET_STACK_SIZE", "NCCL_SET_THREAD_NAME", "NCCL_GRAPH_MIXING_SUPPORT", "NCCL_DMABUF_ENABLE",
+	"NCCL_P2P_NET_CHUNKSIZE", "NCCL_P2P_LL_THRESHOLD", "NCCL_ALLOC_P2P_NET_LL_BUFFERS",
+	"NCCL_COMM_BLOCKING", NULL,
+};
+
+static int nccl_listed(const char *name)
+{
+	for (int i = 0; nccl_settings[i]; i++)
+		if (!strcmp(nccl_settings[i], name))
+			return 1;
+	return 0;
+}
+
+/* Moves every unlisted key of `settings` out, its name into `names`. */
+static void drop_unlisted(json_t *settings, json_t *names)
+{
+	const char *k;
+	json_t *v;
+	void *tmp;
+	json_object_foreach_safe(settings, tmp, k, v) {
+		if (nccl_listed(k))
+			continue;
+		json_array_append_new(names, json_string(k));
+		json_object_del(settings, k);
+	}
+}
+
+/* The file as evidence, with the value of every unlisted setting left out
+ * (the same line syntax as parse_kv_conf). */
+static char *conf_excerpt(const char *text)
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_add(&sb, "", 0);
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		char *line = xstrndup(text, n);
+		char *t = str_trim(line);
+		if (str_starts(t, "export ") || str_starts(t, "export\t"))
+			t = str_trim(t + 7);
+		char *eq = *t != '#' ? strchr(t, '=') : NULL;
+		char *key = eq ? (*eq = 0, str_trim(t)) : NULL;
+		if (key && !nccl_listed(key))
+			sb_addf(&sb, "%s=<value not recorded: not a documented NCCL setting>", key);
+		else
+			sb_add(&sb, text, n);
+		free(line);
+		text += n;
+		if (*text == '\n')
+			sb_add(&sb, text++, 1);
+	}
+	return sb_detach(&sb);
+}
+
 static void read_conf(struct col_run *c, const char *path, json_t *files)
 {
-	char *s = col_read(c, path);
+	char *s = col_read_quiet(path);
+	char *shown = s ? conf_excerpt(s) : NULL;
+	col_evidence_file(c, path, shown);
+	free(shown);
 	if (!s)
 		return;
 	json_t *o = json_object();
 	fact_set_str(o, "path", path);
-	json_object_set_new(o, "settings", parse_kv_conf(s, strlen(s)));
+	json_t *settings = parse_kv_conf(s, strlen(s)), *unlisted = json_array();
+	drop_unlisted(settings, unlisted);
+	json_object_set_new(o, "settings", settings);
+	json_object_set_new(o, "unlisted", unlisted);
 	json_array_append_new(files, o);
 	free(s);
 }
@@ -352,7 +436,8 @@ static void scan_nccl_conf(struct col_run *c, json_t *f)
 	}
 	read_conf(c, "/etc/nccl.conf", files);
 
-	json_t *env = json_object();
+	/* the documented NCCL settings with their values; other NCCL_* names only */
+	json_t *env = json_object(), *env_unlisted = json_array();
 	for (char **e = environ; e && *e; e++) {
 		if (!str_starts(*e, "NCCL_"))
 			continue;
@@ -360,7 +445,10 @@ static void scan_nccl_conf(struct col_run *c, json_t *f)
 		if (!eq)
 			continue;
 		char *k = xstrndup(*e, (size_t)(eq - *e));
-		fact_set_str(env, k, eq + 1);
+		if (nccl_listed(k))
+			fact_set_str(env, k, eq + 1);
+		else
+			json_array_append_new(env_unlisted, json_string(k));
 		free(k);
 	}
 	/* Effective: environment first, then the first file that sets it. */
@@ -389,6 +477,7 @@ static void scan_nccl_conf(struct col_run *c, json_t *f)
 	}
 	json_object_set_new(conf, "files", files);
 	json_object_set_new(conf, "env", env);
+	json_object_set_new(conf, "env_unlisted", env_unlisted);
 
 	long gid = -1;
 	const char *gs = json_string_value(json_object_get(json_object_get(eff, "NCCL_IB_GID_INDEX"), "value"));

@@ -1,4 +1,5 @@
 #include "datafile.h"
+#include "readfile.h"
 #include "runner.h"
 #include "strbuf.h"
 #include "config.h"
@@ -51,8 +52,19 @@ char *datafile_path(const char *name)
 
 json_t *datafile_load_json(const char *path, char **err)
 {
+	char *buf = NULL, *rerr = NULL;
+	size_t len = 0;
 	json_error_t je;
-	json_t *v = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	if (read_input(path, INPUT_POLICY, &buf, &len, &rerr) != 0) {
+		if (err)
+			*err = rerr;
+		else
+			free(rerr);
+		return NULL;
+	}
+	json_t *v = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
 	if (!v) {
 		if (err)
 			*err = xasprintf("%s: %s (line %d)", path, je.text, je.line);

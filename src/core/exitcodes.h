@@ -15,7 +15,10 @@ enum cmax_exit {
 	EXIT_CANTCREAT = 73,    /* the output directory or a report file cannot be written */
 	EXIT_TIMEOUT = 75,      /* the global --timeout budget ran out before the plan finished */
 	EXIT_NOPERM = 77,       /* credentials missing or refused (bench s3) */
+	EXIT_SIGHUP = 129,      /* stopped by SIGHUP: what was gathered is written, marked partial (core/interrupt.h) */
 	EXIT_DECLINED = 130,    /* the operator answered No (or Ctrl-C) at the confirmation */
+	EXIT_SIGINT = 130,      /* stopped by SIGINT (Ctrl-C): the report so far is written, marked partial */
+	EXIT_SIGTERM = 143,     /* stopped by SIGTERM: as SIGINT */
 };
 
 #endif

@@ -2,6 +2,7 @@
 #include "policyfile.h"
 #include "exitcodes.h"
 #include "jschema.h"
+#include "readfile.h"
 #include "strbuf.h"
 #include "yamljson.h"
 
@@ -84,16 +85,15 @@ int policy_validate(const json_t *doc, const char *schema, const char *label, ch
 
 static json_t *read_json(const char *path, int *rc, char **err)
 {
-	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0;
 	json_error_t je;
 
-	if (!f) {
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		*rc = EXIT_NOINPUT;
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	if ((*rc = read_input(path, INPUT_POLICY, &buf, &len, err)) != 0)
 		return NULL;
-	}
-	json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &je);
-	fclose(f);
+	json_t *doc = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
 	if (!doc) {
 		*err = xasprintf("%s: %s (line %d)", path, je.text, je.line);
 		*rc = EXIT_DATAERR;

@@ -1,6 +1,7 @@
 #include "runner.h"
 #include "argv.h"
 #include "strbuf.h"
+#include "interrupt.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -8,6 +9,10 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -177,6 +182,276 @@ static void cap_add(struct capbuf *b, const char *s, size_t n)
 	b->buf[b->len] = 0;
 }
 
+/* Orphans: a tool may leave descendants behind that are in no group the
+ * runner knows, e.g. a grandchild that called setsid(2) and still holds the
+ * tool's stdout. cmax is a child subreaper (PR_SET_CHILD_SUBREAPER, set
+ * once, at the first command), so such orphans are re-parented to cmax
+ * instead of init: they then show up in /proc/self/task/ * /children, and
+ * every child that was not there before the command started is the
+ * command's leftover, killed (with its own group and descendants) and
+ * reaped after the command. Children cmax made itself (benchmark workers,
+ * servers started in the background) were there before and are left alone. */
+#define PIDSET_MAX 256
+struct pidset {
+	pid_t v[PIDSET_MAX];
+	size_t n;
+};
+
+static void pidset_add(pid_t pid, void *arg)
+{
+	struct pidset *s = arg;
+	if (s->n < PIDSET_MAX)
+		s->v[s->n++] = pid;
+}
+
+static int pidset_has(const struct pidset *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (s->v[i] == pid)
+			return 1;
+	return 0;
+}
+
+/* Every child of this process, whichever of its threads is the parent. */
+static void self_children(struct pidset *s)
+{
+	s->n = 0;
+	DIR *d = opendir("/proc/self/task");
+	if (!d) {
+		runner_each_child(getpid(), pidset_add, s);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		char path[300];
+		snprintf(path, sizeof path, "/proc/self/task/%.32s/children", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		long v;
+		while (fscanf(f, "%ld", &v) == 1)
+			pidset_add((pid_t)v, s);
+		fclose(f);
+	}
+	closedir(d);
+}
+
+static void kill_tree(pid_t pid, int depth);
+
+static void kill_tree_child(pid_t child, void *depth)
+{
+	kill_tree(child, *(int *)depth + 1);
+}
+
+/* Stop first so that it makes no new children while we look, then the
+ * descendants, then its group and itself. */
+static void kill_tree(pid_t pid, int depth)
+{
+	kill(pid, SIGSTOP);
+	if (depth < 6)
+		runner_each_child(pid, kill_tree_child, &depth);
+	kill(-pid, SIGKILL);
+	kill(pid, SIGKILL);
+}
+
+/* Reap pid, waiting at most ms (a process in uninterruptible sleep cannot
+ * be reaped at once; it stays a zombie of cmax rather than hang it). */
+static int reap_within(pid_t pid, int *status, long ms)
+{
+	long until = mono_ms() + ms;
+	for (;;) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			return 0;
+		if (w < 0 && errno != EINTR)
+			return -1;
+		if (mono_ms() >= until)
+			return -1;
+		struct timespec ts = { 0, 2 * 1000000 };
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* Kill and reap the children that were not there before (see above);
+ * each one killed may leave orphans of its own, hence the rounds. */
+static void sweep_orphans(const struct pidset *before)
+{
+	for (int round = 0; round < 8; round++) {
+		struct pidset now;
+		self_children(&now);
+		size_t killed = 0;
+		for (size_t i = 0; i < now.n; i++)
+			if (!pidset_has(before, now.v[i])) {
+				kill_tree(now.v[i], 0);
+				now.v[killed++] = now.v[i];
+			}
+		if (!killed)
+			return;
+		for (size_t i = 0; i < killed; i++)
+			reap_within(now.v[i], NULL, 1000);
+	}
+}
+
+static void become_subreaper(void)
+{
+	static int done;
+	if (!done) {
+		done = 1;
+		prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L);
+	}
+}
+
+void runner_forked_child(pid_t parent)
+{
+	/* SIGTERM, not SIGKILL: srun then cancels its step and fio stops its
+	 * job processes, which a SIGKILL of their parent would leave running
+	 * (the death signal is not inherited by the tool's own children). */
+	prctl(PR_SET_PDEATHSIG, SIGTERM, 0L, 0L, 0L);
+	/* cmax may have died before prctl: then no signal would ever come */
+	if (getppid() != parent)
+		_exit(127);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGPIPE, SIG_DFL);
+}
+
+/* ---- the guardian ----------------------------------------------------
+ * The runner's child is not the tool itself but a small fork of cmax that
+ * starts the tool and waits for it: a guardian. cmax can die by SIGKILL,
+ * which nothing catches, and PR_SET_PDEATHSIG reaches only the process that
+ * set it: fio's job processes (each in its own session) or anything else
+ * the tool started would run on. The guardian is a child subreaper, so the
+ * tool's whole tree stays below it even when the tool's own processes
+ * die or call setsid, and it outlives cmax just long enough to stop that
+ * tree: on cmax's death (its PDEATHSIG, SIGUSR2) it sends SIGTERM to the
+ * group (srun cancels its step, fio stops its jobs), waits a little, then
+ * kills whatever is left. It also ends the tool's leftovers when the tool
+ * exits (defect 7: a setsid grandchild holding stdout), after
+ * RUNNER_EXIT_GRACE_MS. It ignores SIGINT/SIGTERM/SIGHUP, which cmax passes
+ * on to the group for the tool; it exits as the tool did (same code, or
+ * the same signal), so the record is the tool's. */
+#define GUARDIAN_TERM_GRACE_MS 2000 /* declared: srun's step cancel, fio's stop; then SIGKILL */
+
+static volatile sig_atomic_t g_parent_gone;
+
+static void on_parent_gone(int sig)
+{
+	(void)sig;
+	g_parent_gone = 1;
+}
+
+static void guardian_kill_all(void)
+{
+	for (int round = 0; round < 8; round++) {
+		struct pidset k;
+		k.n = 0;
+		runner_each_child(getpid(), pidset_add, &k);
+		if (!k.n)
+			return;
+		for (size_t i = 0; i < k.n; i++)
+			kill_tree(k.v[i], 0);
+		for (size_t i = 0; i < k.n; i++)
+			reap_within(k.v[i], NULL, 1000);
+	}
+}
+
+static void guardian_sleep(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL); /* SIGUSR2 ends it early */
+}
+
+static void guardian(const char *path, const char *const argv[], char **env, pid_t cmax, int out, int err)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_parent_gone;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR2, &sa, NULL);
+	prctl(PR_SET_PDEATHSIG, SIGUSR2, 0L, 0L, 0L);
+	if (getppid() != cmax) /* cmax died before prctl */
+		_exit(127);
+	prctl(PR_SET_CHILD_SUBREAPER, 1L, 0L, 0L, 0L);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	pid_t me = getpid();
+	pid_t t = fork();
+	if (t < 0)
+		_exit(127);
+	if (t == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL, 0L, 0L, 0L); /* with its guardian */
+		if (getppid() != me)
+			_exit(127);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGUSR2, SIG_DFL);
+		if (devnull >= 0)
+			dup2(devnull, 0);
+		dup2(out, 1);
+		dup2(err, 2);
+		execve(path, (char *const *)argv, env);
+		_exit(127);
+	}
+	/* no end of the tool's pipes here: their EOF means the tool is done */
+	if (devnull >= 0) {
+		dup2(devnull, 0);
+		dup2(devnull, 1);
+		dup2(devnull, 2);
+	}
+	close(out);
+	close(err);
+	int status = 0;
+	for (;;) {
+		if (g_parent_gone) {
+			kill(-me, SIGTERM); /* the group, the guardian ignores it */
+			for (long w = 0; w < GUARDIAN_TERM_GRACE_MS && waitpid(t, &status, WNOHANG) != t; w += 20)
+				guardian_sleep(20);
+			guardian_kill_all();
+			_exit(127);
+		}
+		pid_t w = waitpid(t, &status, WNOHANG);
+		if (w == t)
+			break;
+		if (w < 0 && errno != EINTR)
+			_exit(127);
+		guardian_sleep(20);
+	}
+	struct pidset left;
+	left.n = 0;
+	runner_each_child(me, pidset_add, &left);
+	if (left.n) {
+		guardian_sleep(RUNNER_EXIT_GRACE_MS);
+		guardian_kill_all();
+	}
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	int sig = WIFSIGNALED(status) ? WTERMSIG(status) : SIGKILL;
+	struct rlimit nocore = { 0, 0 };
+	setrlimit(RLIMIT_CORE, &nocore); /* the tool's crash, not a second core file */
+	signal(sig, SIG_DFL);
+	sigset_t all;
+	sigemptyset(&all);
+	sigaddset(&all, sig);
+	sigprocmask(SIG_UNBLOCK, &all, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+static int g_interrupt_grace_ms = RUNNER_INTERRUPT_GRACE_MS;
+
+void runner_set_interrupt_grace_ms(int ms)
+{
+	g_interrupt_grace_ms = ms > 0 ? ms : RUNNER_INTERRUPT_GRACE_MS;
+}
+
 int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -216,7 +491,14 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 		res->outcome = RUN_SPAWN_FAILED;
 		goto out_empty;
 	}
+	become_subreaper();
+	struct pidset before;
+	self_children(&before);
+	/* An interrupt that came before this command (a clean-up after
+	 * Ctrl-C) lets it run; one that comes during it stops it. */
+	unsigned gen0 = interrupt_count();
 	char **env = child_env();
+	pid_t parent = getpid();
 	long t0 = mono_ms();
 	pid_t pid = fork();
 	if (pid < 0) {
@@ -228,30 +510,44 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 	}
 	if (pid == 0) {
 		setpgid(0, 0);
-		int devnull = open("/dev/null", O_RDONLY);
-		if (devnull >= 0)
-			dup2(devnull, 0);
-		dup2(po[1], 1);
-		dup2(pe[1], 2);
-		signal(SIGPIPE, SIG_DFL);
-		execve(res->path, (char *const *)argv, env);
+		guardian(res->path, argv, env, parent, po[1], pe[1]);
 		_exit(127);
 	}
 	free(env);
 	setpgid(pid, pid); /* both sides, to win the race */
+	int slot = interrupt_watch_group(pid);
 	close(po[1]);
 	close(pe[1]);
 	struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-	int open_fds = 2, timed_out = 0;
+	int open_fds = 2, timed_out = 0, reaped = 0, status = 0, interrupted = 0;
+	long exited_at = 0, stop_at = 0;
 	char tmp[65536];
 	while (open_fds > 0) {
 		long now = mono_ms();
+		if (!interrupted && interrupt_count() != gen0 && interrupt_forwarding()) {
+			interrupted = interrupt_signal() ? interrupt_signal() : SIGINT;
+			stop_at = now + g_interrupt_grace_ms;
+			if (slot < 0) /* the handler could not pass it on */
+				kill(-pid, interrupted);
+		}
+		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
+			reaped = 1;
+			exited_at = now;
+		}
+		/* The tool is gone but something it left holds the pipes: what
+		 * it wrote is in them by now; do not wait for the timeout. */
+		if (reaped && now - exited_at >= RUNNER_EXIT_GRACE_MS)
+			break;
+		if (interrupted && now >= stop_at)
+			break;
 		long rem = t0 + timeout - now;
 		if (rem <= 0) {
 			timed_out = 1;
 			break;
 		}
-		int r = poll(fds, 2, (int)rem);
+		/* Woken early by a signal (EINTR) or by output; the cap bounds
+		 * how late an exit or a signal just before poll() is seen. */
+		int r = poll(fds, 2, (int)(rem < RUNNER_POLL_MS ? rem : RUNNER_POLL_MS));
 		if (r < 0) {
 			if (errno == EINTR)
 				continue;
@@ -274,20 +570,35 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 			cap_add(i == 0 ? &ob : &eb, tmp, (size_t)n);
 		}
 	}
-	int status = 0;
-	if (timed_out) {
+	if (timed_out && !reaped) {
 		kill(-pid, SIGKILL);
 		kill(pid, SIGKILL);
 	}
 	/* Output pipes closed but the child may linger (it closed stdout):
-	 * wait for it within what is left of its timeout. */
-	for (;;) {
-		pid_t w = waitpid(pid, &status, timed_out ? 0 : WNOHANG);
-		if (w == pid)
+	 * wait for it within what is left of its timeout, or of the grace
+	 * after an interrupt. */
+	while (!reaped) {
+		pid_t w = waitpid(pid, &status, (timed_out || interrupted < 0) ? 0 : WNOHANG);
+		if (w == pid) {
+			reaped = 1;
 			break;
+		}
 		if (w < 0 && errno != EINTR)
 			break;
-		if (!timed_out && mono_ms() >= t0 + timeout) {
+		long now = mono_ms();
+		if (!interrupted && interrupt_count() != gen0 && interrupt_forwarding()) {
+			interrupted = interrupt_signal() ? interrupt_signal() : SIGINT;
+			stop_at = now + g_interrupt_grace_ms;
+			if (slot < 0)
+				kill(-pid, interrupted);
+		}
+		if (interrupted > 0 && now >= stop_at) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			interrupted = -interrupted; /* now a blocking wait */
+			continue;
+		}
+		if (!timed_out && !interrupted && now >= t0 + timeout) {
 			timed_out = 1;
 			kill(-pid, SIGKILL);
 			kill(pid, SIGKILL);
@@ -298,13 +609,21 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 			nanosleep(&ts, NULL);
 		}
 	}
-	/* Descendants that kept the pipes open die with the group. */
+	if (interrupted < 0)
+		interrupted = -interrupted;
+	interrupt_unwatch_group(slot);
+	/* Descendants that kept the pipes open die with the group; those
+	 * that left it (setsid) were re-parented to cmax: see sweep_orphans. */
 	kill(-pid, SIGKILL);
+	sweep_orphans(&before);
 	for (int i = 0; i < 2; i++)
 		if (fds[i].fd >= 0)
 			close(fds[i].fd);
 	res->duration_ms = mono_ms() - t0;
-	if (timed_out)
+	if (interrupted) {
+		res->outcome = RUN_INTERRUPTED;
+		res->interrupt_signal = interrupted;
+	} else if (timed_out)
 		res->outcome = RUN_TIMEOUT;
 	else if (WIFEXITED(status)) {
 		res->outcome = RUN_EXITED;
@@ -312,6 +631,14 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 	} else if (WIFSIGNALED(status)) {
 		res->outcome = RUN_SIGNALED;
 		res->term_signal = WTERMSIG(status);
+	}
+	if (interrupted && reaped) {
+		/* what the child did with the signal, for a caller that reads
+		 * its partial output (accept reads a child cmax's document) */
+		if (WIFEXITED(status))
+			res->exit_code = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			res->term_signal = WTERMSIG(status);
 	}
 	res->out = ob.buf ? ob.buf : xstrdup("");
 	res->out_len = ob.len;
@@ -324,6 +651,18 @@ out_empty:
 	res->out = xstrdup("");
 	res->err = xstrdup("");
 	return -1;
+}
+
+void runner_refuse_interrupted(const char *const argv[], struct cmd_result *res)
+{
+	memset(res, 0, sizeof *res);
+	res->cmdline = argv_join_quoted(argv);
+	res->path = runner_which(argv[0]);
+	res->outcome = RUN_INTERRUPTED;
+	res->not_started = 1;
+	res->interrupt_signal = interrupt_signal();
+	res->out = xstrdup("");
+	res->err = xstrdup("");
 }
 
 void cmd_result_free(struct cmd_result *res)
@@ -356,6 +695,11 @@ char *cmd_describe(const struct cmd_result *res)
 		return xasprintf("could not start: %s", strerror(res->spawn_errno));
 	case RUN_SKIPPED_BUDGET:
 		return xstrdup("not run: the audit's --timeout budget was spent");
+	case RUN_INTERRUPTED:
+		if (res->not_started)
+			return xasprintf("not run: cmax was interrupted (%s)", interrupt_signal_name(res->interrupt_signal));
+		return xasprintf("stopped after %ld ms: cmax was interrupted (%s)", res->duration_ms,
+				 interrupt_signal_name(res->interrupt_signal));
 	}
 	return xstrdup("unknown");
 }
@@ -369,6 +713,7 @@ static const char *outcome_name(enum run_outcome o)
 	case RUN_NOT_FOUND: return "not_found";
 	case RUN_SPAWN_FAILED: return "spawn_failed";
 	case RUN_SKIPPED_BUDGET: return "budget_exhausted";
+	case RUN_INTERRUPTED: return "interrupted";
 	}
 	return "unknown";
 }
@@ -385,9 +730,12 @@ json_t *cmd_evidence(const struct cmd_result *res, size_t excerpt_max)
 		json_object_set_new(e, "exit_code", json_integer(res->exit_code));
 	if (res->outcome == RUN_SIGNALED)
 		json_object_set_new(e, "signal", json_integer(res->term_signal));
+	if (res->outcome == RUN_INTERRUPTED) /* the signal cmax got and passed on */
+		json_object_set_new(e, "signal", json_integer(res->interrupt_signal));
 	if (res->outcome == RUN_TIMEOUT)
 		json_object_set_new(e, "timeout_ms", json_integer(res->timeout_ms));
-	if (res->outcome == RUN_EXITED || res->outcome == RUN_SIGNALED || res->outcome == RUN_TIMEOUT) {
+	if (res->outcome == RUN_EXITED || res->outcome == RUN_SIGNALED || res->outcome == RUN_TIMEOUT ||
+	    (res->outcome == RUN_INTERRUPTED && !res->not_started)) {
 		json_object_set_new(e, "duration_ms", json_integer(res->duration_ms));
 		char *x = str_excerpt(res->out ? res->out : "", res->out_len, excerpt_max);
 		json_object_set_new(e, "stdout", json_string(x));

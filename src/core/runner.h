@@ -21,7 +21,27 @@ enum run_outcome {
 	RUN_NOT_FOUND,  /* not on PATH */
 	RUN_SPAWN_FAILED, /* fork/exec/pipe failed: spawn_errno */
 	RUN_SKIPPED_BUDGET, /* not started: the global budget was already spent */
+	RUN_INTERRUPTED, /* cmax got SIGINT/SIGTERM/SIGHUP while it ran (core/interrupt.h):
+			  * the signal went to its group, then SIGKILL after the grace;
+			  * or, with not_started, it was never started (runner_refuse_interrupted) */
 };
+
+/* After an interrupt arrives during a command, how long the command has to
+ * end by itself once the signal was passed on (srun cancels its step, a
+ * child cmax writes its partial report) before its group is killed.
+ * Declared: srun's step cancel and fio's stop take well under a second here;
+ * 3 s leaves room on a loaded node. A command whose children need longer
+ * (accept runs benchmarks that remove their files) sets its own. */
+#define RUNNER_INTERRUPT_GRACE_MS 3000
+/* The direct child exited but its stdout/stderr is still open (a
+ * grandchild that called setsid holds it): output written before the exit is
+ * in the pipe at once, so after this much reading stops and the leftovers are
+ * killed; the command is reported as exited, not timed out. Declared: 150 ms
+ * is 1000x a pipe hand-over and short against any tool's own run time. */
+#define RUNNER_EXIT_GRACE_MS 150
+/* Longest poll() sleep: bounds how late an exit or a signal that came just
+ * before the poll is noticed (EINTR wakes it otherwise). */
+#define RUNNER_POLL_MS 100
 
 struct cmd_result {
 	char *cmdline;        /* argv joined for display */
@@ -30,6 +50,9 @@ struct cmd_result {
 	int exit_code;
 	int term_signal;
 	int spawn_errno;
+	int interrupt_signal; /* RUN_INTERRUPTED: the signal cmax got (exit_code/term_signal
+			       * then say how the child ended, when it was reaped) */
+	int not_started;      /* RUN_INTERRUPTED before the start */
 	long duration_ms;
 	int timeout_ms;
 	char *out;            /* NUL-terminated, possibly truncated */
@@ -46,6 +69,17 @@ char *runner_which(const char *name);
  * For what starts cmax again: workers on the nodes, the data directory. */
 char *runner_self_exe(void);
 int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_result *res);
+/* Fill res as a command not started because cmax was interrupted (for
+ * callers that must not start new work after a signal, e.g. collectors). */
+void runner_refuse_interrupted(const char *const argv[], struct cmd_result *res);
+/* Longer or shorter than RUNNER_INTERRUPT_GRACE_MS; 0 = back to it. */
+void runner_set_interrupt_grace_ms(int ms);
+/* In a process cmax has just forked (the runner's children, benchmark
+ * workers, background servers), with parent = getpid() taken before fork():
+ * it gets SIGTERM when cmax dies, even by SIGKILL (PR_SET_PDEATHSIG), exits
+ * at once if cmax is already gone, and has the default action for INT, TERM,
+ * HUP and PIPE. */
+void runner_forked_child(pid_t parent);
 void cmd_result_free(struct cmd_result *res);
 /* Exit 0 and not timed out. */
 int cmd_ok(const struct cmd_result *res);

@@ -7,12 +7,12 @@
 #include <string.h>
 #include <yaml.h>
 
+#include "core/exitcodes.h"
 #include "core/readfile.h"
 #include "core/strbuf.h"
 #include "core/yamljson.h"
 
 #define YJ_MAX_DEPTH 64
-#define YJ_MAX_BYTES (16u << 20)
 
 static int match_all(const char *s, const char *allowed)
 {
@@ -217,17 +217,14 @@ json_t *yamljson_load_file2(const char *path, char **err, int *missing)
 		*missing = 0;
 	*err = NULL;
 	size_t n = 0;
-	char *buf = read_file_capped(path, YJ_MAX_BYTES + 1, &n);
-	if (!buf) {
-		/* opening failed: missing (66); reading failed (a directory, EIO): bad input (65) */
-		if (missing && errno != EISDIR && errno != EIO)
+	char *buf = NULL;
+	/* the one input reader: its cap for policy files, and no device, FIFO
+	 * hang or directory (core/readfile.h); missing means it cannot be
+	 * opened (66), anything else is bad input (65) */
+	int rc = read_input(path, INPUT_POLICY, &buf, &n, err);
+	if (rc) {
+		if (missing && rc == EXIT_NOINPUT)
 			*missing = 1;
-		*err = xasprintf("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	if (n > YJ_MAX_BYTES) {
-		free(buf);
-		*err = xasprintf("%s: larger than %u MiB", path, YJ_MAX_BYTES >> 20);
 		return NULL;
 	}
 	char *inner = NULL;

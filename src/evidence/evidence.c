@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/exitcodes.h"
+#include "core/readfile.h"
 #include "core/strbuf.h"
 #include "evidence/evidence.h"
 
@@ -176,16 +177,33 @@ int ev_load(struct ev_set *s, const char *path, char **err)
 	} else if (!(file = strdup(path))) {
 		return EXIT_OSERR;
 	}
-	json_error_t je;
-	json_t *root = json_load_file(file, JSON_REJECT_DUPLICATES, &je);
-	if (!root) {
-		*err = xasprintf("%s: not valid JSON (line %d: %s)", file, je.line, je.text);
+	json_t *root = NULL;
+	int rc = ev_load_json(file, &root, err);
+	if (rc) {
 		free(file);
-		return EXIT_DATAERR;
+		return rc;
 	}
-	int rc = ev_add_json(s, root, file, err);
+	rc = ev_add_json(s, root, file, err);
 	free(file);
 	return rc;
+}
+
+int ev_load_json(const char *path, json_t **root, char **err)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	json_error_t je;
+	*root = NULL;
+	int rc = read_input(path, INPUT_RESULTS, &buf, &len, err);
+	if (rc)
+		return rc;
+	*root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
+	if (!*root) {
+		*err = xasprintf("%s: not valid JSON (line %d: %s)", path, je.line, je.text);
+		return EXIT_DATAERR;
+	}
+	return 0;
 }
 
 const struct ev_row *ev_next(const struct ev_set *s, const char *pattern, size_t *pos)

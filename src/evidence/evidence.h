@@ -53,6 +53,10 @@ void ev_free(struct ev_set *s);
 int ev_load(struct ev_set *s, const char *path, char **err);
 /* The same for a parsed document (steals root); label names it in errors. */
 int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err);
+/* One result document file parsed, through the one input reader (its cap
+ * for result documents; a device, directory or FIFO hang refused): 0 and
+ * *root, or EXIT_NOINPUT / EXIT_DATAERR with a one-line *err naming it. */
+int ev_load_json(const char *path, json_t **root, char **err);
 
 /* Rows whose id matches the fnmatch(3) pattern, in load order:
  *   size_t pos = 0; while ((r = ev_next(s, "bench.storage-*", &pos))) ... */

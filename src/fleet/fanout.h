@@ -18,6 +18,8 @@ struct fanout_opts {
 	const char *kubeconfig;    /* --kubeconfig / --context (Kubernetes), NULL = kubectl's default */
 	const char *context;
 	const char *node_image;    /* --node-image (Kubernetes): an image holding cmax; no default */
+	const char *run_dir;       /* the audit's run directory: the Kubernetes pod manifests are kept
+				    * there; NULL (no run directory) = create nothing */
 };
 
 struct node_doc {

@@ -4,6 +4,7 @@
 #include "fleet.h"
 #include "../checks/check.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -155,14 +156,14 @@ static void summary_table(FILE *out, const json_t *fleet)
 		if (json_is_true(json_object_get(node, "answered"))) {
 			json_t *c = json_object_get(doc, "counts");
 			const char *env = json_string_value(json_object_get(json_object_get(doc, "target"), "environment"));
-			fprintf(out, "  %-*s  %-8s %5lld %5lld %5lld  %s %s\n", w, host, "yes",
+			fprintf(out, "  %-*s  %-8s %5lld %5lld %5lld  %s %s\n", w, ts_str(host), "yes",
 				(long long)json_integer_value(json_object_get(c, "FAIL")),
 				(long long)json_integer_value(json_object_get(c, "WARN")),
 				(long long)json_integer_value(json_object_get(c, "ERROR")),
-				json_string_value(json_object_get(doc, "host")) ?: "?", env ? env : "");
+				ts_str(json_string_value(json_object_get(doc, "host")) ?: "?"), ts_str(env ? env : ""));
 		} else {
 			const char *e = json_string_value(json_object_get(node, "error"));
-			fprintf(out, "  %-*s  %-8s %5s %5s %5s  %s\n", w, host, "NO", "-", "-", "1", e ? e : "");
+			fprintf(out, "  %-*s  %-8s %5s %5s %5s  %s\n", w, ts_str(host), "NO", "-", "-", "1", ts_str(e ? e : ""));
 		}
 	}
 }
@@ -176,11 +177,11 @@ static void host_group(FILE *out, const char *host, const char *label, struct re
 		if (strcmp(rows[i]->host ? rows[i]->host : "", host) != 0)
 			continue;
 		if (!header) {
-			fprintf(out, "\n# %s %s\n", label, host);
+			fprintf(out, "\n# %s %s\n", label, ts_str(host));
 			header = 1;
 		}
 		if (!prev || strcmp(prev, rows[i]->profile) != 0) {
-			fprintf(out, "\n## %s: %s\n", host, rows[i]->profile);
+			fprintf(out, "\n## %s: %s\n", ts_str(host), ts_str(rows[i]->profile));
 			prev = rows[i]->profile;
 		}
 		report_text_row(out, rows[i], verbose, color, 0);
@@ -190,11 +191,11 @@ static void host_group(FILE *out, const char *host, const char *label, struct re
 void fleet_report_text(FILE *out, const struct report_meta *m, const json_t *fleet, struct result *const *rows,
 		       size_t n, int verbose, int color)
 {
-	fprintf(out, "# cmax audit report: %s\n", m->profile);
-	fprintf(out, "# cluster %s, target %s (%s harness, %s)\n", m->host ? m->host : "?", m->environment, m->harness,
-		m->selection);
+	fprintf(out, "# cmax audit report: %s\n", ts_str(m->profile));
+	fprintf(out, "# cluster %s, target %s (%s harness, %s)\n", ts_str(m->host ? m->host : "?"), ts_str(m->environment),
+		ts_str(m->harness), ts_str(m->selection));
 	if (m->detection)
-		fprintf(out, "# %s\n", m->detection);
+		fprintf(out, "# %s\n", ts_str(m->detection));
 	summary_table(out, fleet);
 	host_group(out, m->host ? m->host : "", "cluster", rows, n, verbose, color);
 	size_t i;
@@ -209,7 +210,7 @@ void fleet_report_text(FILE *out, const struct report_meta *m, const json_t *fle
 		fprintf(out, "\n## needs attention\n");
 		for (size_t k = 0; k < n; k++)
 			if (rows[k]->status == ST_FAIL || rows[k]->status == ST_ERROR) {
-				fprintf(out, "[%s] ", rows[k]->host ? rows[k]->host : "?");
+				fprintf(out, "[%s] ", ts_str(rows[k]->host ? rows[k]->host : "?"));
 				report_text_row(out, rows[k], 0, color, 0);
 			}
 	}

@@ -4,34 +4,45 @@
  * --node-image. The documents come back through `kubectl logs` in the wire
  * format and are reassembled per node.
  *
- * Everything this creates carries the label cmax.audit/run=<run id> in the
- * namespace cmax-audit, so the cleanup selects exactly this run's objects:
- * the pods always, the namespace only when this run created it. Cleanup
- * runs on success, failure, timeout and on SIGINT/SIGTERM/SIGHUP: the
- * handler only sets a flag, and the flag is read between kubectl calls.
+ * Everything this creates carries the label cmax.audit/run=<run id> (a
+ * fresh id per run: time and random bits) in the namespace cmax-audit, and
+ * the cleanup selects exactly this run's objects: its pods by that label,
+ * never every pod of the namespace. Several runs may share the namespace
+ * (two operators, a retry while a run is still going), so the namespace is
+ * deleted only when this run created it (its create succeeded, not
+ * AlreadyExists) and no pod other than this run's is left in it; otherwise
+ * it stays and stderr says so. Cleanup runs on success, failure, timeout
+ * and on SIGINT/SIGTERM/SIGHUP: the handler only sets a flag, and the flag
+ * is read between kubectl calls.
  * Every kubectl call is bounded (KUBE_TIMEOUT_MS, the logs and create calls
  * a little longer), so the window between a signal and the cleanup is at
  * most one such call. SIGKILL cannot be caught: the run id and the delete
  * command are printed on stderr before anything is created, and each pod
  * has activeDeadlineSeconds so Kubernetes itself stops it.
  *
- * The manifests are written as JSON to a private directory (mode 0700)
- * under $TMPDIR, handed to `kubectl create -f` and removed afterwards. */
+ * The manifests are written as JSON into the audit's run directory
+ * (k8s-namespace.json, k8s-pods.json, mode 0600, through core/outfile.h),
+ * handed to `kubectl create -f` and kept there beside the report as a
+ * record of what ran on the cluster: they hold the image, node names,
+ * taints and the collector's command line, no credential (the kubeconfig
+ * is never read into them). Nothing is written under $TMPDIR; without a
+ * run directory (--dry-run prints the objects instead) nothing is created. */
 #include "fanout.h"
 #include "../audit/ctx.h"
 #include "../core/argv.h"
+#include "../core/interrupt.h"
+#include "../core/outfile.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/k8s.h"
 #include "../parse/k8spod.h"
 #include "../parse/nodewire.h"
-#include <errno.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -45,43 +56,10 @@
 #define EXCERPT 1000
 #define RUN_ID_MAX 20
 
-static volatile sig_atomic_t k8s_stop;
-
-static void on_signal(int sig)
-{
-	k8s_stop = sig;
-}
-
-static const int caught[] = { SIGINT, SIGTERM, SIGHUP };
-
-struct sigsave {
-	struct sigaction old[3];
-	int installed[3];
-};
-
-/* A signal the parent already ignores (nohup, a background job of a
- * non-interactive shell) stays ignored: it will never arrive. */
-static void signals_catch(struct sigsave *s)
-{
-	k8s_stop = 0;
-	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++) {
-		struct sigaction sa;
-		memset(&sa, 0, sizeof sa);
-		s->installed[i] = 0;
-		if (sigaction(caught[i], NULL, &s->old[i]) != 0 || s->old[i].sa_handler == SIG_IGN)
-			continue;
-		sa.sa_handler = on_signal;
-		sigemptyset(&sa.sa_mask);
-		s->installed[i] = sigaction(caught[i], &sa, NULL) == 0;
-	}
-}
-
-static void signals_restore(struct sigsave *s)
-{
-	for (size_t i = 0; i < sizeof caught / sizeof caught[0]; i++)
-		if (s->installed[i])
-			sigaction(caught[i], &s->old[i], NULL);
-}
+/* SIGINT/SIGTERM/SIGHUP: the audit's core handler (core/interrupt.h)
+ * records the signal and passes it on to the kubectl call in flight; the
+ * flag is read between calls, and the clean-up calls still run after it. */
+#define k8s_stop interrupt_signal()
 
 struct kube {
 	const struct fanout_opts *o;
@@ -183,13 +161,24 @@ static int run_id_ok(const char *s)
 	return 1;
 }
 
-/* CMAX_RUN_ID (tests: deterministic names) or seconds and pid in hex. */
+/* CMAX_RUN_ID (tests: deterministic names), else seconds in hex and 24
+ * random bits: two runs, on any hosts, never share a label value (the pid
+ * alone repeats across hosts; getrandom falls back to pid and clock). */
 static char *make_run_id(void)
 {
 	const char *e = getenv("CMAX_RUN_ID");
 	if (e && run_id_ok(e))
 		return xstrdup(e);
-	return xasprintf("%lx%x", (unsigned long)time(NULL), (unsigned)getpid() & 0xffff);
+	unsigned char r[3];
+	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		unsigned x = (unsigned)getpid() ^ (unsigned)ts.tv_nsec;
+		r[0] = (unsigned char)x;
+		r[1] = (unsigned char)(x >> 8);
+		r[2] = (unsigned char)(x >> 16);
+	}
+	return xasprintf("%lx%02x%02x%02x", (unsigned long)time(NULL), r[0], r[1], r[2]);
 }
 
 static json_t *labels(const char *run_id)
@@ -350,33 +339,23 @@ struct pn {
 	char *reason;
 };
 
-static int write_json(const char *path, const json_t *doc, char **err)
+/* A manifest into the run directory (this run's own: core/outfile.h,
+ * never through a link, mode 0600); its path, or NULL with *err. */
+static char *write_manifest(const char *run_dir, const char *name, const json_t *doc, char **err)
 {
-	FILE *f = fopen(path, "wx");
-	if (!f) {
-		*err = xasprintf("cannot write %s: %s", path, strerror(errno));
-		return -1;
+	char *path = xasprintf("%s/%s", run_dir, name);
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+	char *why = NULL;
+	char *line = text ? xasprintf("%s\n", text) : NULL;
+	if (!line || outfile_write(path, line, strlen(line), OUTFILE_REPLACE | OUTFILE_PRIVATE, &why) != 0) {
+		*err = xasprintf("cannot write the manifest %s: %s", path, why ? why : "cannot encode it");
+		free(path);
+		path = NULL;
 	}
-	int rc = json_dumpf(doc, f, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
-	if (fclose(f) != 0 || rc != 0) {
-		*err = xasprintf("cannot write %s", path);
-		return -1;
-	}
-	return 0;
-}
-
-/* Private directory for the manifests; NULL with *err. */
-static char *make_tmpdir(const char *run_id, char **err)
-{
-	const char *t = getenv("TMPDIR");
-	char *dir = xasprintf("%s/cmax-k8s-%s", t && *t ? t : "/tmp", run_id);
-	if (mkdir(dir, 0700) != 0) {
-		*err = xasprintf("cannot create the private directory %s for the pod manifests: %s", dir,
-				 strerror(errno));
-		free(dir);
-		return NULL;
-	}
-	return dir;
+	free(why);
+	free(line);
+	free(text);
+	return path;
 }
 
 /* Does the namespace exist? 1 yes, 0 no, -1 cannot tell (*err). */
@@ -396,42 +375,139 @@ static int namespace_exists(const struct kube *k, char **err)
 	return r;
 }
 
+/* 0 created; 1 refused (kubectl answered with an error); 2 the call did
+ * not finish (timed out, interrupted): the object may exist or not. */
 static int kube_create(const struct kube *k, const char *file, char **err)
 {
 	const char *args[] = { "create", "-f", file, "-o", "name", NULL };
 	struct cmd_result res;
 	kube_run(k, args, KUBE_SLOW_TIMEOUT_MS, 0, &res, NULL);
-	int rc = cmd_ok(&res) ? 0 : -1;
+	int rc = cmd_ok(&res) ? 0 : res.outcome == RUN_EXITED || res.outcome == RUN_NOT_FOUND ? 1 : 2;
 	if (rc)
 		*err = kube_why(&res);
 	cmd_result_free(&res);
 	return rc;
 }
 
-/* Delete this run's pods (by label) and the namespace when this run made
- * it. Runs outside the audit's --timeout budget: leaving privileged pods
- * behind is worse than overrunning. Evidence goes to ev. */
-static int cleanup(const struct kube *k, const char *run_id, int ns_created, json_t *ev, struct strbuf *why)
+/* Whose is the namespace, as far as this run knows. */
+enum ns_owner {
+	NS_NOT_OURS,  /* there before, made by a concurrent run, or never made */
+	NS_OURS,      /* our create succeeded */
+	NS_MAYBE,     /* our create did not finish: ours only if it has our run label */
+};
+
+/* One read-only call for the cleanup; its evidence goes to ev. Returns
+ * the result (the caller frees it) and whether it succeeded. */
+static int cleanup_call(const struct kube *k, const char *const *args, json_t *ev, struct cmd_result *res)
+{
+	json_t *e;
+	kube_run(k, args, CLEANUP_MS, 64u << 10, res, &e);
+	json_array_append_new(ev, e);
+	return cmd_ok(res);
+}
+
+/* Non-empty lines of `-o name` output: one object each. */
+static size_t count_names(const char *s)
+{
+	size_t n = 0;
+	while (s && *s) {
+		size_t len = strcspn(s, "\n");
+		n += strspn(s, " \t\r") < len;
+		s += len + (s[len] != 0);
+	}
+	return n;
+}
+
+/* The namespace once this run's pods are deleted: delete it only when this
+ * run made it and no other pod is in it. This run's pods are still listed
+ * while they terminate (the delete does not wait), so the count leaves
+ * them out by label: `-l cmax.audit/run!=<id>` also matches pods with no
+ * such label (a user's own pod counts as someone else's). Returns 1 when
+ * deleted, 0 when left (*note says why, for stderr), -1 when the delete
+ * failed (*why). Between the count and the delete another run could still
+ * create a pod: that window is one kubectl call, and such a run's create
+ * then fails loudly (the namespace is terminating) instead of silently. */
+static int cleanup_namespace(const struct kube *k, const char *run_id, enum ns_owner owner, json_t *ev,
+			     struct strbuf *why, char **note)
+{
+	struct cmd_result res;
+	char *mine = xasprintf(RUN_LABEL "=%s", run_id);
+	char *others = xasprintf(RUN_LABEL "!=%s", run_id);
+	int r = 0;
+	if (owner == NS_MAYBE) {
+		const char *q[] = { "get", "namespaces", "-l", mine, "-o", "name", NULL };
+		int okq = cleanup_call(k, q, ev, &res);
+		int ours = okq && res.out && strstr(res.out, "namespace/" K8S_NAMESPACE);
+		if (!okq) {
+			char *w = kube_why(&res);
+			*note = xasprintf("its create did not finish and whether this run made it cannot be told (%s)", w);
+			free(w);
+		}
+		cmd_result_free(&res);
+		if (!ours)
+			goto out; /* absent, or somebody else's: nothing of ours to delete */
+	}
+	const char *q[] = { "get", "pods", "-n", K8S_NAMESPACE, "-l", others, "-o", "name", NULL };
+	if (!cleanup_call(k, q, ev, &res)) {
+		char *w = kube_why(&res);
+		*note = xasprintf("whether it holds other pods cannot be told (%s)", w);
+		free(w);
+		cmd_result_free(&res);
+		goto out;
+	}
+	size_t n = res.out_truncated ? 1 : count_names(res.out);
+	cmd_result_free(&res);
+	if (n) {
+		*note = xasprintf("it holds %zu pod(s) of other runs or users", n);
+		goto out;
+	}
+	const char *del[] = { "delete", "namespace", K8S_NAMESPACE, "--ignore-not-found", "--wait=false", NULL };
+	if (cleanup_call(k, del, ev, &res)) {
+		r = 1;
+	} else {
+		char *w = kube_why(&res);
+		sb_addf(why, "%s%s", why->len ? "; " : "", w);
+		free(w);
+		r = -1;
+	}
+	cmd_result_free(&res);
+out:
+	free(mine);
+	free(others);
+	return r;
+}
+
+/* Delete this run's pods (by label, never the namespace's others), then
+ * the namespace as cleanup_namespace decides. Runs outside the audit's
+ * --timeout budget: leaving privileged pods behind is worse than
+ * overrunning. Evidence goes to ev; *ns_note says why a namespace this run
+ * made was left. */
+static int cleanup(const struct kube *k, const char *run_id, enum ns_owner owner, json_t *ev, struct strbuf *why,
+		   char **ns_note)
 {
 	long left = runner_budget_left_ms(), t0 = mono_ms();
 	runner_set_budget_ms(0);
 	char *sel = xasprintf(RUN_LABEL "=%s", run_id);
 	const char *pods[] = { "delete", "pods", "-n", K8S_NAMESPACE, "-l", sel, "--ignore-not-found", "--wait=false",
 			       NULL };
-	const char *ns[] = { "delete", "namespace", K8S_NAMESPACE, "--ignore-not-found", "--wait=false", NULL };
 	int bad = 0;
-	for (int step = 0; step < 1 + !!ns_created; step++) {
-		struct cmd_result res;
-		json_t *e;
-		kube_run(k, step ? ns : pods, CLEANUP_MS, 0, &res, &e);
-		json_array_append_new(ev, e);
-		if (!cmd_ok(&res)) {
-			char *w = kube_why(&res);
-			sb_addf(why, "%s%s", why->len ? "; " : "", w);
-			free(w);
+	struct cmd_result res;
+	json_t *e;
+	kube_run(k, pods, CLEANUP_MS, 0, &res, &e);
+	json_array_append_new(ev, e);
+	if (!cmd_ok(&res)) {
+		char *w = kube_why(&res);
+		sb_addf(why, "%s%s", why->len ? "; " : "", w);
+		free(w);
+		bad = 1;
+	}
+	cmd_result_free(&res);
+	/* the namespace only after this run's pods are surely on their way out */
+	if (owner != NS_NOT_OURS) {
+		if (bad)
+			*ns_note = xstrdup("this run's pods could not be deleted");
+		else if (cleanup_namespace(k, run_id, owner, ev, why, ns_note) < 0)
 			bad = 1;
-		}
-		cmd_result_free(&res);
 	}
 	free(sel);
 	if (left != LONG_MAX) {
@@ -560,22 +636,21 @@ static int k8s_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struc
 		pn[i].pod = pod_name(run_id, i);
 	}
 	long per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
-	char *dir = NULL, *nsfile = NULL, *podfile = NULL, *setup_err = NULL;
-	int ns_created = 0, created = 0;
+	char *nsfile = NULL, *podfile = NULL, *setup_err = NULL;
+	enum ns_owner ns_owner = NS_NOT_OURS;
+	int created = 0;
 	json_t *last_poll = NULL;
 	char *poll_err = NULL;
-	struct sigsave ss;
-	signals_catch(&ss);
+	interrupt_install();
 
-	dir = make_tmpdir(run_id, &setup_err);
-	if (!dir)
+	if (!o->run_dir) {
+		setup_err = xstrdup("no run directory to keep the pod manifests in");
 		goto gather;
-	nsfile = xasprintf("%s/namespace.json", dir);
-	podfile = xasprintf("%s/pods.json", dir);
+	}
 	json_t *list = pods_list(o, run_id, nodes);
-	int wrc = write_json(podfile, list, &setup_err);
+	podfile = write_manifest(o->run_dir, "k8s-pods.json", list, &setup_err);
 	json_decref(list);
-	if (wrc)
+	if (!podfile)
 		goto gather;
 	int exists = namespace_exists(&k, &setup_err);
 	if (exists < 0 || k8s_stop)
@@ -584,22 +659,24 @@ static int k8s_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struc
 		"cmax audit: creating %zu collector pod(s) in namespace %s, run %s; if cmax is killed, remove them with "
 		"`kubectl delete pods -n %s -l %s=%s`%s\n",
 		nn, K8S_NAMESPACE, run_id, K8S_NAMESPACE, RUN_LABEL, run_id,
-		exists ? "" : " and `kubectl delete namespace " K8S_NAMESPACE "`");
+		exists ? "" : ", then, once it holds no other pods, `kubectl delete namespace " K8S_NAMESPACE "`");
 	if (!exists) {
 		json_t *ns = namespace_manifest(run_id);
-		wrc = write_json(nsfile, ns, &setup_err);
+		nsfile = write_manifest(o->run_dir, "k8s-namespace.json", ns, &setup_err);
 		json_decref(ns);
-		if (wrc)
+		if (!nsfile)
 			goto gather;
-		/* set before the call: a create that timed out may still have happened */
-		ns_created = 1;
-		if (kube_create(&k, nsfile, &setup_err)) {
-			if (!strstr(setup_err, "AlreadyExists"))
-				goto gather;
+		int crc = kube_create(&k, nsfile, &setup_err);
+		if (crc == 0) {
+			ns_owner = NS_OURS;
+		} else if (crc == 1 && strstr(setup_err, "AlreadyExists")) {
 			/* another run made it meanwhile: use it, leave it */
-			ns_created = 0;
 			free(setup_err);
 			setup_err = NULL;
+		} else {
+			/* refused: nothing was made; unfinished: it may have been */
+			ns_owner = crc == 2 ? NS_MAYBE : NS_NOT_OURS;
+			goto gather;
 		}
 	}
 	if (k8s_stop)
@@ -670,22 +747,21 @@ gather:;
 	struct strbuf cerr = STRBUF_INIT;
 	json_t *cev = json_array();
 	int crc = 0;
-	if (created || ns_created)
-		crc = cleanup(&k, run_id, ns_created, cev, &cerr);
+	char *ns_note = NULL;
+	if (created || ns_owner != NS_NOT_OURS)
+		crc = cleanup(&k, run_id, ns_owner, cev, &cerr, &ns_note);
 	for (i = 0; i < nn; i++)
 		json_array_extend((*docs)[i].evidence, cev);
 	if (crc)
 		fprintf(stderr, "cmax audit: cleanup of run %s failed (%s); remove the pods with `kubectl delete pods -n %s "
 				"-l %s=%s`\n",
 			run_id, sb_str(&cerr), K8S_NAMESPACE, RUN_LABEL, run_id);
-	if (podfile)
-		unlink(podfile);
-	if (nsfile)
-		unlink(nsfile);
-	if (dir)
-		rmdir(dir);
+	if (ns_note)
+		fprintf(stderr, "cmax audit: namespace %s is left in place: %s; delete it with `kubectl delete namespace "
+				"%s` once it holds no pods\n",
+			K8S_NAMESPACE, ns_note, K8S_NAMESPACE);
+	free(ns_note);
 	int sig = k8s_stop;
-	signals_restore(&ss);
 	if (!created && setup_err) {
 		node_docs_free(*docs, *n);
 		*docs = NULL;
@@ -702,25 +778,22 @@ gather:;
 		free(pn[i].reason);
 	}
 	free(pn);
-	free(dir);
 	free(nsfile);
 	free(podfile);
 	json_decref(nodes);
 	json_decref(k.ev);
 	if (sig) {
-		/* The operator asked to stop: the objects are gone, now stop
-		 * the way the signal means (exit status 128 + sig). */
+		/* The operator asked to stop: the objects are gone; the audit
+		 * writes its partial report and exits 128 + sig. */
 		fprintf(stderr, "cmax audit: interrupted; collector pods of run %s %s\n", run_id,
 			crc ? "may remain (see above)" : "deleted");
-		free(run_id);
 		node_docs_free(*docs, *n);
 		*docs = NULL;
 		*n = 0;
 		free(*err);
-		*err = NULL;
-		signal(sig, SIG_DFL);
-		raise(sig);
-		*err = xstrdup("interrupted");
+		*err = xasprintf("interrupted by %s; collector pods of run %s %s", interrupt_signal_name(sig),
+				 run_id, crc ? "may remain" : "deleted");
+		free(run_id);
 		return -1;
 	}
 	free(run_id);

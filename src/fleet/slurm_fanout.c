@@ -8,6 +8,7 @@
 #include "fanout.h"
 #include "../audit/ctx.h"
 #include "../core/argv.h"
+#include "../core/interrupt.h"
 #include "../core/runner.h"
 #include "../core/strbuf.h"
 #include "../parse/nodewire.h"
@@ -26,7 +27,12 @@ static char *slurm_cmd(const char *const argv[], json_t *evidence, char **err)
 {
 	struct cmd_result res;
 	struct run_opts ro = { .timeout_ms = 15000 };
-	runner_run(argv, &ro, &res);
+	/* after SIGINT/SIGTERM/SIGHUP nothing new starts: the audit writes
+	 * what it has (core/interrupt.h) */
+	if (interrupt_pending())
+		runner_refuse_interrupted(argv, &res);
+	else
+		runner_run(argv, &ro, &res);
 	json_array_append_new(evidence, cmd_evidence(&res, EXCERPT));
 	char *out = NULL;
 	if (cmd_ok(&res)) {
@@ -173,6 +179,9 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 	argv_add(&a, "--kill-on-bad-exit=0");
 	argv_addf(&a, "--wait=%ld", wait_s);
 	argv_add(&a, "--mpi=none");
+	/* one SIGINT (passed on by core/interrupt.h) ends the step: without it
+	 * srun only prints the tasks' status and waits for a second Ctrl-C */
+	argv_add(&a, "--quit-on-interrupt");
 	argv_add(&a, "--job-name=cmax-node-collect");
 	if (o->nodes || o->partition || !in_alloc) {
 		argv_add(&a, "-w");
@@ -215,7 +224,13 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
 			       .cap_err = 256 << 10 };
 	struct cmd_result res;
-	runner_run((const char *const *)a.v, &ro, &res);
+	/* An interrupt while the step runs goes to srun's group (the core
+	 * handler): srun passes SIGINT on to the tasks and the step ends; on
+	 * SIGTERM or SIGHUP it cancels the step itself. */
+	if (interrupt_pending())
+		runner_refuse_interrupted((const char *const *)a.v, &res);
+	else
+		runner_run((const char *const *)a.v, &ro, &res);
 	argv_free(&a);
 	json_array_append_new(ev, cmd_evidence(&res, EXCERPT));
 	char *how = cmd_describe(&res);

@@ -7,13 +7,17 @@
  * bare environment, exit status 0 healthy / 1 unhealthy); `watch` runs a
  * pass whenever the log changes (inotify, or poll() on /dev/kmsg). */
 #include "health/health.h"
+#include "health/httpd.h"
 #include "health/state.h"
 #include "core/clock.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/interrupt.h"
+#include "core/numparse.h"
 #include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "config.h"
 
 #include <errno.h>
@@ -56,6 +60,7 @@ struct hctx {
 	char *last_src_err;		/* watch: the source's last one-line error, NULL while up */
 	char *last_act_err;		/* watch: the last failed node action's line */
 	int acked;			/* --acknowledge applied (on the first pass only) */
+	int src_more;			/* the last pass stopped at --read-cap: pass again at once */
 };
 
 static void usage(FILE *out)
@@ -73,6 +78,8 @@ static void usage(FILE *out)
 	      "                           missing or failing, or no kernel messages this boot, is 66\n"
 	      "      --since              judge the whole source, ignoring the remembered position\n"
 	      "      --from-end           --log-file: on the first pass skip what is already there\n"
+	      "      --read-cap SIZE      most bytes one pass reads (default 1GiB, 1MiB..1TiB); a\n"
+	      "                           file with more new is read in steps (66 until caught up)\n"
 	      "Action:\n"
 	      "      --node NAME          node to act on (default $SLURMD_NODENAME, else the host name)\n"
 	      "      --k8s                act through kubectl (cordon, taint, node condition)\n"
@@ -93,6 +100,8 @@ static void usage(FILE *out)
 	      "      --state FILE         state file (default " DEFAULT_STATE ")\n"
 	      "      --textfile DIR       write DIR/cmax_health.prom (Prometheus textfile collector)\n"
 	      "      --listen ADDR:PORT   watch: serve /metrics over HTTP on that address only\n"
+	      "                           (127.0.0.1:9479, [::1]:9479; its own thread, 32\n"
+	      "                           connections, 4 per client, 3 s per request)\n"
 	      "      --heartbeat SECONDS  watch: refresh the last-check time this often, and retry an\n"
 	      "                           unreadable source or a pending action (default 30)\n"
 	      "      --timeout SECONDS    per scheduler command (default 10)\n"
@@ -108,15 +117,15 @@ static void usage(FILE *out)
 	      "--dry-run or --report-only, is already out by cmax, or someone else's drain was\n"
 	      "left alone; an outstanding report-only event; a pending action not retried);\n"
 	      "64 usage; 65 bad policy or catalog; 66 log source cannot be read; 69 a needed node\n"
-	      "action failed (kept pending) or the scheduler could not be read; 73 state or\n"
-	      "textfile not writable.\n",
+	      "action failed (kept pending), the scheduler could not be read, or the --listen\n"
+	      "address cannot be bound; 73 state or textfile not writable.\n",
 	      out);
 }
 
 enum {
 	OPT_LOG_FILE = 256, OPT_KMSG, OPT_JOURNAL, OPT_SINCE, OPT_FROM_END, OPT_NODE, OPT_K8S,
 	OPT_SLURM_CONF, OPT_POLICY, OPT_RESUME, OPT_DRY_RUN, OPT_JSON, OPT_STATE, OPT_TEXTFILE,
-	OPT_LISTEN, OPT_HEARTBEAT, OPT_TIMEOUT, OPT_CATALOG, OPT_REPORT_ONLY, OPT_ACK,
+	OPT_LISTEN, OPT_HEARTBEAT, OPT_TIMEOUT, OPT_CATALOG, OPT_REPORT_ONLY, OPT_ACK, OPT_READ_CAP,
 };
 
 static const struct option longopts[] = {
@@ -125,6 +134,7 @@ static const struct option longopts[] = {
 	{ "journal", no_argument, NULL, OPT_JOURNAL },
 	{ "since", no_argument, NULL, OPT_SINCE },
 	{ "from-end", no_argument, NULL, OPT_FROM_END },
+	{ "read-cap", required_argument, NULL, OPT_READ_CAP },
 	{ "node", required_argument, NULL, OPT_NODE },
 	{ "k8s", no_argument, NULL, OPT_K8S },
 	{ "slurm-conf", required_argument, NULL, OPT_SLURM_CONF },
@@ -154,9 +164,31 @@ static int posint(const char *s, int *out)
 	return 0;
 }
 
+/* One log source per run: a second, different source option is a usage
+ * error, not "the last one wins" (a HealthCheckProgram line that names
+ * --kmsg and --journal watches one of them and says nothing). */
+static int set_source(struct hopts *o, const char **given, const char *opt, enum hsrc_kind kind,
+		      const char *path)
+{
+	if (*given && (o->src.kind != kind || strcmp(o->src.path, path))) {
+		if (!strcmp(*given, opt))
+			fprintf(stderr, "cmax health: %s given twice (%s, %s): one log source per run\n",
+				opt, o->src.path, path);
+		else
+			fprintf(stderr, "cmax health: %s and %s name two log sources; give one\n",
+				*given, opt);
+		return -1;
+	}
+	*given = opt;
+	o->src.kind = kind;
+	o->src.path = path;
+	return 0;
+}
+
 static int parse_opts(int argc, char **argv, struct hopts *o)
 {
 	int c;
+	const char *src_opt = NULL;	/* the source option given, for set_source */
 
 	memset(o, 0, sizeof(*o));
 	o->src.kind = HSRC_KMSG;
@@ -168,19 +200,29 @@ static int parse_opts(int argc, char **argv, struct hopts *o)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case OPT_LOG_FILE:
-			o->src.kind = HSRC_FILE;
-			o->src.path = optarg;
+			if (set_source(o, &src_opt, "--log-file", HSRC_FILE, optarg) < 0)
+				return -1;
 			break;
 		case OPT_KMSG:
-			o->src.kind = HSRC_KMSG;
-			o->src.path = "/dev/kmsg";
+			if (set_source(o, &src_opt, "--kmsg", HSRC_KMSG, "/dev/kmsg") < 0)
+				return -1;
 			break;
 		case OPT_JOURNAL:
-			o->src.kind = HSRC_JOURNAL;
-			o->src.path = "journal";
+			if (set_source(o, &src_opt, "--journal", HSRC_JOURNAL, "journal") < 0)
+				return -1;
 			break;
 		case OPT_SINCE: o->src.from_start = 1; break;
 		case OPT_FROM_END: o->src.from_end = 1; break;
+		case OPT_READ_CAP: {
+			char npe[NP_ERR_MAX];
+			uint64_t v;
+			if (np_size("--read-cap", optarg, NP_MIB, NP_TIB, &v, npe) < 0) {
+				fprintf(stderr, "cmax health: %s\n", npe);
+				return -1;
+			}
+			o->src.read_cap = v;
+			break;
+		}
 		case OPT_NODE: o->node = optarg; break;
 		case OPT_K8S: o->k8s = 1; break;
 		case OPT_SLURM_CONF: o->slurm_conf = optarg; break;
@@ -216,6 +258,11 @@ static int parse_opts(int argc, char **argv, struct hopts *o)
 	}
 	if (optind < argc) {
 		fprintf(stderr, "cmax health: unexpected argument '%s'\n", argv[optind]);
+		return -1;
+	}
+	if (o->src.from_start && o->src.from_end) {
+		fprintf(stderr, "cmax health: --since judges the whole source, --from-end skips what is "
+				"there; give one\n");
 		return -1;
 	}
 	o->src.cmd_timeout_ms = o->timeout_s * 1000;
@@ -444,7 +491,7 @@ static void record_drained(json_t *entry, const char *node, int code, int sxid, 
 static void say(struct hctx *h, char **last, const char *msg)
 {
 	if (!h->o.watch || !*last || strcmp(*last, msg))
-		fprintf(stderr, "cmax health: %s: %s\n", h->node, msg);
+		fprintf(stderr, "cmax health: %s: %s\n", ts_str(h->node), ts_str(msg)); /* may quote a tool or the log */
 	free(*last);
 	*last = xstrdup(msg);
 }
@@ -484,6 +531,7 @@ static int pass(struct hctx *h, int quiet_when_idle)
 
 	struct xid_classifier *c = xid_classifier_new(h->cat, &h->copts);
 	hsrc_read(&h->o.src, &pos, c, &rd, &err);
+	h->src_more = rd.more;
 	struct xid_assessment *a = xid_classifier_finish(c);
 	now = clock_now();
 	clock_iso(now, now_iso, sizeof(now_iso));
@@ -730,29 +778,29 @@ static int pass(struct hctx *h, int quiet_when_idle)
 			if (!a->events) {
 				if (!acted && ro && json_is_object(os) && verdict == EXIT_UNHEALTHY)
 					printf("cmax health: %s: no new Xid/SXid event in %zu bytes of %s; "
-					       "outstanding since %s: %s (reported then)\n", h->node, rd.bytes,
-					       what, json_string_value(json_object_get(os, "reported_at")),
-					       json_string_value(json_object_get(os, "reason")));
+					       "outstanding since %s: %s (reported then)\n", ts_str(h->node), rd.bytes,
+					       ts_str(what), ts_str(json_string_value(json_object_get(os, "reported_at"))),
+					       ts_str(json_string_value(json_object_get(os, "reason"))));
 				else
 					printf("cmax health: %s: %s (no new Xid/SXid event in %zu bytes of %s%s)\n",
-					       h->node, verdict == EXIT_OK ? "healthy" : "unhealthy", rd.bytes,
-					       what, rd.skipped ? "; first pass, position taken" : "");
+					       ts_str(h->node), verdict == EXIT_OK ? "healthy" : "unhealthy", rd.bytes,
+					       ts_str(what), rd.skipped ? "; first pass, position taken" : "");
 			} else if (ro && !w && a->action >= XA_RESET_GPU) {
-				printf("cmax health: %s: %zu event(s) in %s, all reported before\n", h->node,
-				       rd.events, what);
+				printf("cmax health: %s: %zu event(s) in %s, all reported before\n", ts_str(h->node),
+				       rd.events, ts_str(what));
 			} else {
-				printf("cmax health: %s: %zu event(s) in %s: %s (%s %d: %s)\n", h->node,
-				       rd.events, what, xid_action_name(a->action),
-				       a->worst_sxid ? "SXid" : "Xid", a->worst_code, a->reason);
+				printf("cmax health: %s: %zu event(s) in %s: %s (%s %d: %s)\n", ts_str(h->node),
+				       rd.events, ts_str(what), xid_action_name(a->action),
+				       a->worst_sxid ? "SXid" : "Xid", a->worst_code, ts_str(a->reason));
 			}
 			if (acted && sr.detail && !node_decision_failed(sr.decision))
-				printf("  %s\n", sr.detail);
+				printf("  %s\n", ts_str(sr.detail));
 			size_t i;
 			json_t *cmd;
 			json_array_foreach(acted ? sr.commands : NULL, i, cmd)
 				if (json_is_true(json_object_get(cmd, "planned")))
 					printf("  would run: %s\n",
-					       json_string_value(json_object_get(cmd, "command")));
+					       ts_str(json_string_value(json_object_get(cmd, "command"))));
 		}
 		fflush(stdout);
 	}
@@ -769,13 +817,9 @@ static int pass(struct hctx *h, int quiet_when_idle)
 
 /* ---- watch ---- */
 
-static volatile sig_atomic_t stop_flag;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_flag = 1;
-}
+/* SIGTERM, SIGINT and SIGHUP end the watch after the pass in flight: the
+ * core handler only records them here (no forwarding), so a drain that is
+ * being issued finishes (core/interrupt.h). */
 
 /* After the followed file goes (deleted or renamed), wait this long for
  * its replacement before calling the source down.  Declared: logrotate's
@@ -789,20 +833,20 @@ static void on_stop(int sig)
 
 static int watch(struct hctx *h)
 {
-	int ifd = -1, wd = -1, kfd = -1, lfd = -1, rc;
+	int ifd = -1, wd = -1, kfd = -1, rc;
 	char *err = NULL, *dir = NULL, *base = NULL;
-	struct sigaction sa = { 0 };
 	long grace_until = 0;
+	struct health_httpd *httpd = NULL;	/* --listen: its own threads (httpd.h) */
 
-	sa.sa_handler = on_stop;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	interrupt_set_forwarding(0);
+	interrupt_install();
 	signal(SIGPIPE, SIG_IGN);
 
-	if (h->o.listen && (lfd = http_listen(h->o.listen, &err)) < 0) {
+	/* before the first pass: a bad or busy --listen stops watch at once */
+	if (h->o.listen && (rc = health_httpd_start(h->o.listen, &httpd, &err)) != 0) {
 		fprintf(stderr, "cmax health: %s\n", err);
 		free(err);
-		return EXIT_USAGE;
+		return rc;
 	}
 	if (h->o.src.kind == HSRC_FILE) {
 		char *d = xstrdup(h->o.src.path), *b = xstrdup(h->o.src.path);
@@ -829,27 +873,26 @@ static int watch(struct hctx *h)
 	}
 
 	rc = pass(h, 0);
+	health_httpd_publish(httpd, h->metrics);
 	if (rc != EXIT_OK && rc != EXIT_UNHEALTHY && rc != EXIT_NOINPUT && rc != EXIT_UNAVAILABLE)
 		goto out;
 	long next_beat = mono_ms() + h->o.heartbeat_s * 1000L;
-	while (!stop_flag) {
-		struct pollfd p[2];
-		int n = 0, changed = 0, src_i = -1, http_i = -1;
+	while (!interrupt_pending()) {
+		struct pollfd p[1];
+		int n = 0, changed = 0, src_i = -1;
 		if (ifd >= 0 || kfd >= 0) {
 			src_i = n;
 			p[n++] = (struct pollfd){ .fd = ifd >= 0 ? ifd : kfd, .events = POLLIN };
 		}
-		if (lfd >= 0) {
-			http_i = n;
-			p[n++] = (struct pollfd){ .fd = lfd, .events = POLLIN };
-		}
 		long deadline = grace_until ? (grace_until < next_beat ? grace_until : next_beat) : next_beat;
 		long wait = deadline - mono_ms();
-		if (wait < 0)
+		if (wait < 0 || (h->src_more && !h->o.src.from_start))	/* read in steps: the next now */
 			wait = 0;
 		int r = poll(p, (nfds_t)n, (int)wait);
 		if (r < 0 && errno != EINTR)
 			break;
+		if (h->src_more && h->o.src.kind == HSRC_FILE && !h->o.src.from_start)
+			changed = 1;
 		if (r > 0 && src_i >= 0 && (p[src_i].revents & (POLLIN | POLLERR | POLLHUP | POLLNVAL))) {
 			char buf[16384] __attribute__((aligned(8)));
 			ssize_t got;
@@ -881,8 +924,6 @@ static int watch(struct hctx *h)
 				changed = 1;
 			}
 		}
-		if (r > 0 && http_i >= 0 && (p[http_i].revents & POLLIN))
-			http_serve_one(lfd, h->metrics ? h->metrics : "");
 		long now = mono_ms();
 		int beat = now >= next_beat;
 		if (beat) {
@@ -906,6 +947,7 @@ static int watch(struct hctx *h)
 		if (changed || beat || (grace_until && now >= grace_until)) {
 			grace_until = 0;
 			pass(h, 1);
+			health_httpd_publish(httpd, h->metrics);
 			next_beat = mono_ms() + h->o.heartbeat_s * 1000L;
 		}
 	}
@@ -915,8 +957,7 @@ out:
 		close(ifd);
 	if (kfd >= 0)
 		close(kfd);
-	if (lfd >= 0)
-		close(lfd);
+	health_httpd_stop(httpd);
 	free(dir);
 	free(base);
 	return rc;

@@ -39,6 +39,7 @@ struct hsrc_read {
 	int absent;			/* the file does not exist (an error since it cannot be seen) */
 	int vanished;			/* absent, and a file was read under that name before */
 	int skipped;			/* first pass without --since: position taken, nothing judged */
+	int more;			/* file: stopped at the read cap; the rest is the next pass's */
 };
 
 struct hsrc {
@@ -48,14 +49,19 @@ struct hsrc {
 	int from_end;			/* --from-end (files): skip what is there on the first pass */
 	int cmd_timeout_ms;
 	long long boot_epoch_us;	/* wall clock at boot, to date kmsg records */
+	unsigned long long read_cap;	/* --read-cap: bytes one pass reads; 0: HSRC_STREAM_CAP */
 };
 
-/* Most bytes one pass reads from a source that has no size to stop at
- * (/dev/kmsg, a file that cannot be mapped): past it the source is not a
- * log (an unbounded stream) and the pass fails instead of reading forever.
- * Declared: a week of kernel log on a busy node is tens of MiB and the
- * largest kernel ring (log_buf_len) is a few; 1 GiB is scanned in about a
- * second.  Regular files are mapped and bounded by their size instead. */
+/* Most bytes one pass reads (default of --read-cap).  From a source that
+ * has no size to stop at (/dev/kmsg, a file that cannot be mapped) more is
+ * not a log (an unbounded stream) and the pass fails instead of reading
+ * forever.  From a regular file the pass reads that much of what is new,
+ * keeps the position there and fails with "the rest is the next pass's"
+ * (66): a huge or sparse file (a 4 GiB hole takes half a minute to map)
+ * is read in bounded steps, never in one endless pass, and a pass that did
+ * not see everything never says healthy.  Declared: a week of kernel log
+ * on a busy node is tens of MiB and the largest kernel ring (log_buf_len)
+ * is a few; 1 GiB is scanned in about a second. */
 #define HSRC_STREAM_CAP (1ull << 30)
 /* journalctl's output per pass, the runner's cap on it (same reasoning). */
 #define HSRC_JOURNAL_CAP (256u << 20)
@@ -136,8 +142,5 @@ char *health_metrics_text(json_t *entry, const char *node, const char *source);
 /* DIR/cmax_health.prom via a temporary file and rename(2). */
 int health_textfile_write(const char *dir, const char *text, char **err);
 
-/* Tiny bounded HTTP responder for GET /metrics. */
-int http_listen(const char *addr_port, char **err);	/* fd or -1 */
-/* Answer one pending connection on the listening fd with body (text/plain). */
-void http_serve_one(int lfd, const char *body);
+/* The --listen server is httpd.h. */
 #endif

@@ -1,21 +1,16 @@
 /* Freshness made visible: the state of the last pass as Prometheus text,
  * written for node_exporter's textfile collector (atomic rename, so a
- * scrape never reads half a file) and served by a tiny HTTP responder.
- *
- * The responder is deliberately minimal: one connection at a time, a
- * request read of at most 4 KiB with a 1 s deadline, GET /metrics only,
- * Connection: close.  It is bound only where --listen says. */
+ * scrape never reads half a file) and served on --listen by the HTTP
+ * server in httpd.c (off the watch loop, with its own limits). */
 #include "health/health.h"
 #include "core/strbuf.h"
+#include "core/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <netdb.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -120,127 +115,13 @@ char *health_metrics_text(json_t *entry, const char *node, const char *source)
 	return sb_detach(&sb);
 }
 
+/* core/outfile.h: DIR/cmax_health.prom replaced through a hidden temporary
+ * (".cmax_health.prom.<random>.tmp", never matched by the collector's *.prom);
+ * a device, symlink or directory there, or a DIR anyone can write, is refused. */
 int health_textfile_write(const char *dir, const char *text, char **err)
 {
-	char *tmp = xasprintf("%s/.cmax_health.prom.%ld", dir, (long)getpid());
 	char *dst = xasprintf("%s/cmax_health.prom", dir);
-	size_t len = strlen(text), off = 0;
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc = -1;
-
-	if (fd < 0) {
-		*err = xasprintf("%s: %s", tmp, strerror(errno));
-		goto out;
-	}
-	while (off < len) {
-		ssize_t n = write(fd, text + off, len - off);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			*err = xasprintf("%s: %s", tmp, strerror(errno));
-			close(fd);
-			unlink(tmp);
-			goto out;
-		}
-		off += (size_t)n;
-	}
-	if (close(fd) < 0 || rename(tmp, dst) < 0) {
-		*err = xasprintf("%s: %s", dst, strerror(errno));
-		unlink(tmp);
-		goto out;
-	}
-	rc = 0;
-out:
-	free(tmp);
+	int rc = outfile_write(dst, text, strlen(text), OUTFILE_REPLACE, err) ? -1 : 0;
 	free(dst);
 	return rc;
-}
-
-int http_listen(const char *addr_port, char **err)
-{
-	char host[256];
-	const char *colon = strrchr(addr_port, ':');
-	struct addrinfo hints = { 0 }, *ai = NULL;
-	int fd = -1, one = 1, e;
-
-	if (!colon || colon == addr_port || !colon[1] || (size_t)(colon - addr_port) >= sizeof(host)) {
-		*err = xasprintf("--listen %s: expected ADDR:PORT (e.g. 127.0.0.1:9464)", addr_port);
-		return -1;
-	}
-	snprintf(host, sizeof(host), "%.*s", (int)(colon - addr_port), addr_port);
-	if (host[0] == '[' && host[strlen(host) - 1] == ']') {
-		memmove(host, host + 1, strlen(host));
-		host[strlen(host) - 1] = 0;
-	}
-	hints.ai_family = AF_UNSPEC;
-	hints.ai_socktype = SOCK_STREAM;
-	hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE;
-	if ((e = getaddrinfo(host, colon + 1, &hints, &ai)) != 0) {
-		*err = xasprintf("--listen %s: %s", addr_port, gai_strerror(e));
-		return -1;
-	}
-	fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0 || setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) < 0 ||
-	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, 16) < 0) {
-		*err = xasprintf("--listen %s: %s", addr_port, strerror(errno));
-		if (fd >= 0)
-			close(fd);
-		fd = -1;
-	}
-	freeaddrinfo(ai);
-	return fd;
-}
-
-static void send_all(int fd, const char *s, size_t n)
-{
-	while (n) {
-		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return;
-		s += w;
-		n -= (size_t)w;
-	}
-}
-
-void http_serve_one(int lfd, const char *body)
-{
-	char req[4096];
-	size_t have = 0;
-	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-
-	if (fd < 0)
-		return;
-	/* read the request head, 1 s at most */
-	while (have < sizeof(req) - 1) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
-		if (poll(&p, 1, 1000) <= 0)
-			break;
-		ssize_t n = recv(fd, req + have, sizeof(req) - 1 - have, 0);
-		if (n <= 0)
-			break;
-		have += (size_t)n;
-		req[have] = 0;
-		if (strstr(req, "\r\n\r\n") || strstr(req, "\n\n"))
-			break;
-	}
-	req[have] = 0;
-	const char *status = "404 Not Found", *text = "not found; try /metrics\n";
-	int head_only = !strncmp(req, "HEAD ", 5);
-	if (!strncmp(req, "GET /metrics ", 13) || !strncmp(req, "HEAD /metrics ", 14) ||
-	    !strncmp(req, "GET /metrics?", 13)) {
-		status = "200 OK";
-		text = body;
-	} else if (strncmp(req, "GET ", 4) && !head_only) {
-		status = "405 Method Not Allowed";
-		text = "GET /metrics only\n";
-	}
-	char *hdr = xasprintf("HTTP/1.1 %s\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n"
-			      "Content-Length: %zu\r\nConnection: close\r\n\r\n",
-			      status, strlen(text));
-	send_all(fd, hdr, strlen(hdr));
-	if (!head_only)
-		send_all(fd, text, strlen(text));
-	free(hdr);
-	close(fd);
 }

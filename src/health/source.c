@@ -265,21 +265,40 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 	pos->ino = sb.st_ino;
 
 	struct kmsg_ctx ctx = KMSG_CTX_INIT;
+	unsigned long long cap = s->read_cap ? s->read_cap : HSRC_STREAM_CAP;
 	if (size > off) {
+		/* at most cap bytes a pass (health.h, HSRC_STREAM_CAP) */
+		unsigned long long end = size - off > cap ? off + cap : size;
 		long pg = sysconf(_SC_PAGESIZE);
 		unsigned long long base = off - off % (unsigned long long)pg;
-		size_t maplen = (size_t)(size - base);
+		size_t maplen = (size_t)(end - base);
 		char *map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
 				 (off_t)base);
 		if (map != MAP_FAILED) {
 			madvise(map, maplen, MADV_SEQUENTIAL);
-			size_t used = health_scan(c, &ctx, map + (off - base), (size_t)(size - off), 0,
+			size_t used = health_scan(c, &ctx, map + (off - base), (size_t)(end - off), 0,
 						  0, &st->events);
-			st->bytes += (size_t)(size - off);
-			off += used;
+			st->bytes += (size_t)(end - off);
 			munmap(map, maplen);
-			pos->offset = off;
 			close(fd);
+			if (end < size) {
+				/* a window with no line end at all is no log line:
+				 * skipped, so that the position always moves on */
+				pos->offset = used ? off + used : end;
+				st->more = 1;
+				if (s->from_start)	/* it starts at 0 again every pass */
+					*err = xasprintf("%s: %llu MiB, more than the %llu MiB one pass reads "
+							 "(--read-cap); --since reads from the start on "
+							 "every pass: raise --read-cap", s->path,
+							 (size - off) >> 20, cap >> 20);
+				else
+				*err = xasprintf("%s: %llu MiB new since the last pass, more than the %llu MiB "
+						 "one pass reads (--read-cap): read to offset %llu, the rest "
+						 "is the next pass's", s->path, (size - off) >> 20, cap >> 20,
+						 pos->offset);
+				return -1;
+			}
+			pos->offset = off + used;
 			return 0;
 		}
 	}
@@ -290,7 +309,7 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 		close(fd);
 		return -1;
 	}
-	int rc = hsrc_scan_fd(fd, s->path, HSRC_STREAM_CAP, c, st, &off, err);
+	int rc = hsrc_scan_fd(fd, s->path, cap, c, st, &off, err);
 	pos->offset = off;
 	close(fd);
 	return rc;
@@ -366,9 +385,10 @@ static int read_kmsg(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 		if (n == 0)
 			break;
 		st->bytes += (size_t)n;
-		if (st->bytes >= HSRC_STREAM_CAP) {
+		if (st->bytes >= (s->read_cap ? s->read_cap : HSRC_STREAM_CAP)) {
 			*err = xasprintf("%s: more than %llu MiB in one pass: records arrive faster than "
-					 "they are read; stopped there", s->path, HSRC_STREAM_CAP >> 20);
+					 "they are read; stopped there", s->path,
+					 (s->read_cap ? s->read_cap : HSRC_STREAM_CAP) >> 20);
 			rc = -1;
 			break;
 		}

@@ -5,6 +5,8 @@
  * file is replaced by rename(2), never rewritten in place. */
 #include "health/state.h"
 #include "core/strbuf.h"
+#include "core/outfile.h"
+#include "core/readfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,10 +36,23 @@ int hstate_lock(const char *path)
 	char *l = xasprintf("%s.lock", path);
 	int fd;
 	mkparents(l);
-	fd = open(l, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	struct stat st;
+	if (lstat(l, &st) == 0 && !S_ISREG(st.st_mode)) {
+		free(l);
+		errno = EINVAL; /* a link, device or FIFO: not opened at all */
+		return -1;
+	}
+	/* never through a planted symlink, never on a device or FIFO (the lock
+	 * is only flock'd, but O_CREAT through a link would create its target) */
+	fd = open(l, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
 	free(l);
 	if (fd < 0)
 		return -1;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
 	while (flock(fd, LOCK_EX) < 0)
 		if (errno != EINTR) {
 			close(fd);
@@ -73,29 +88,40 @@ json_t *hstate_parse(const char *buf, size_t len, const char *name, char **err)
 
 json_t *hstate_load(const char *path, char **err)
 {
-	json_error_t je;
-	json_t *s;
+	char *text = NULL, *rerr = NULL;
+	size_t len = 0;
 
 	*err = NULL;
 	if (access(path, F_OK) < 0)
 		return json_pack("{s:i,s:{}}", "version", 1, "sources");
-	s = json_load_file(path, 0, &je);
-	return checked(s, &je, path, err);
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	if (read_input(path, INPUT_STATE, &text, &len, &rerr)) {
+		*err = xasprintf("%s: unreadable state, starting afresh", rerr);
+		free(rerr);
+		return json_pack("{s:i,s:{}}", "version", 1, "sources");
+	}
+	json_t *s = hstate_parse(text, len, path, err);
+	free(text);
+	return s;
 }
 
+/* core/outfile.h: a temporary file beside the state under a random name,
+ * renamed over it; a device, symlink or directory at the path, or a
+ * directory anyone can write, is refused (the caller exits 73). */
 int hstate_save(const char *path, json_t *s, char **err)
 {
-	char *tmp = xasprintf("%s.tmp.%ld", path, (long)getpid());
+	char *text = json_dumps(s, JSON_INDENT(1) | JSON_SORT_KEYS);
 	int rc = 0;
 
 	*err = NULL;
 	mkparents(path);
-	if (json_dump_file(s, tmp, JSON_INDENT(1) | JSON_SORT_KEYS) < 0 || rename(tmp, path) < 0) {
-		*err = xasprintf("%s: cannot write state: %s", path, strerror(errno));
-		unlink(tmp);
-		rc = -1;
+	if (!text) {
+		*err = xasprintf("cannot write %s: out of memory", path);
+		return -1;
 	}
-	free(tmp);
+	if (outfile_write(path, text, strlen(text), OUTFILE_REPLACE, err) != 0)
+		rc = -1;
+	free(text);
 	return rc;
 }
 

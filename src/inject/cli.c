@@ -10,10 +10,13 @@
 #include "replay.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/numparse.h"
+#include "core/interrupt.h"
 #include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "core/usage.h"
 #include "core/sysroot.h"
 #include "parse/hostlist.h"
@@ -29,26 +32,20 @@
 #include <string.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t g_stop;
-
-static void on_signal(int sig)
-{
-	g_stop = sig;
-}
-
+/* SIGINT/SIGTERM/SIGHUP stop the loops instead of killing: the commands
+ * clean up, then exit 128 + the signal (core/interrupt.h). The signal is
+ * only recorded, not passed on: the scheduler command in flight (a drain,
+ * the injection, the reboot request, an srun on the node) changes state and
+ * finishes within its own timeout, so the clean-up knows what to undo. */
 void inject_trap_signals(void)
 {
-	struct sigaction sa;
-	memset(&sa, 0, sizeof sa);
-	sa.sa_handler = on_signal;
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	interrupt_set_forwarding(0);
+	interrupt_install();
 }
 
 int inject_stopped(void)
 {
-	return g_stop != 0;
+	return interrupt_pending();
 }
 
 double wall_now(void)
@@ -101,7 +98,7 @@ static void usage(FILE *out)
 	      "(not your node, no --yes without a terminal, node already out of service);\n"
 	      "65 a broken limit in data/thresholds.json; 66 method not available here; 71 injection\n"
 	      "failed or scheduler unreadable;\n"
-	      "130 interrupted or declined.\n",
+	      "130 interrupted (SIGINT) or declined, 143 SIGTERM, 129 SIGHUP.\n",
 	      out);
 }
 
@@ -151,15 +148,11 @@ static int uerr(const char *fmt, const char *arg)
 	return usage_fail("inject", fmt, arg);
 }
 
+/* Whole numbers of the unit the caller names (seconds, ms, a code): digits
+ * only, range-checked, never wrapped (core/numparse.h). */
 int parse_seconds(const char *s, long min, long max, long *out)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return np_count("n", s, min, max, out, NULL);
 }
 
 static int parse(int argc, char **argv, struct iopts *o)
@@ -713,8 +706,8 @@ int cmd_inject(int argc, char **argv)
 		tl_print(&t, stdout);
 		printf("Results:\n");
 		for (size_t i = 0; i < nrows; i++)
-			printf("  %-5s %-15s %s\n", status_name(rows[i]->status), rows[i]->id, rows[i]->summary);
-		printf("Verdict: %s: %s\n", status_name(st), verdict);
+			printf("  %-5s %-15s %s\n", status_name(rows[i]->status), rows[i]->id, ts_str(rows[i]->summary));
+		printf("Verdict: %s: %s\n", status_name(st), ts_str(verdict));
 	}
 	for (size_t i = 0; i < nrows; i++)
 		result_free(rows[i]);
@@ -724,7 +717,7 @@ int cmd_inject(int argc, char **argv)
 	if (selfbad)
 		exit_code = selfbad;
 	else
-		exit_code = interrupted ? EXIT_DECLINED : st == ST_FAIL || st == ST_ERROR ? EXIT_FINDINGS : EXIT_OK;
+		exit_code = interrupted ? interrupt_exit_code() : st == ST_FAIL || st == ST_ERROR ? EXIT_FINDINGS : EXIT_OK;
 out:
 	free(pcmd);
 	json_decref(doc);

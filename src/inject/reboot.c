@@ -15,9 +15,11 @@
 #include "sched.h"
 #include "replay.h"
 #include "core/exitcodes.h"
+#include "core/interrupt.h"
 #include "core/runner.h"
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "core/usage.h"
 #include "config.h"
 
@@ -52,7 +54,7 @@ static void usage(FILE *out)
 	      "\n"
 	      "Exit status: 0 PASS or WARN; 2 FAIL (no new boot ID, not back in time, back later than the\n"
 	      "limit); 64 usage or refused; 65 a broken limit in data/thresholds.json;\n"
-	      "71 a command failed; 130 interrupted (after clean-up) or declined.\n",
+	      "71 a command failed; 130 interrupted (after clean-up) or declined; 143 SIGTERM, 129 SIGHUP.\n",
 	      out);
 }
 
@@ -640,11 +642,11 @@ report:;
 	} else if (!o.json) {
 		printf("cmax reboot-test: %s through %s\n", o.node, o.k8s ? "Kubernetes" : "Slurm");
 		for (int i = 0; i < r.nev; i++)
-			printf("  %+9.3fs  %-15s %s\n", (double)r.ev[i].t_ms / 1000.0, r.ev[i].name, r.ev[i].detail);
+			printf("  %+9.3fs  %-15s %s\n", (double)r.ev[i].t_ms / 1000.0, r.ev[i].name, ts_str(r.ev[i].detail));
 		if (cleanup)
-			printf("Clean-up: %s\n", cleanup);
+			printf("Clean-up: %s\n", ts_str(cleanup));
 		for (int i = 0; i < 2; i++)
-			printf("  %-5s %-15s %s\n", status_name(rows[i]->status), rows[i]->id, rows[i]->summary);
+			printf("  %-5s %-15s %s\n", status_name(rows[i]->status), rows[i]->id, ts_str(rows[i]->summary));
 		printf("Verdict: %s\n", status_name(st));
 	}
 	if (interrupted && cleanup)
@@ -657,7 +659,7 @@ report:;
 	if (selfbad)
 		exit_code = selfbad;
 	else if (exit_code == EXIT_OK)
-		exit_code = interrupted ? EXIT_DECLINED : st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
+		exit_code = interrupted ? interrupt_exit_code() : st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
 	free(before);
 	free(after);
 	free(fail);

@@ -127,9 +127,11 @@ static int text_field(json_t *e, const char *key, const char *dir, char **out, s
 		}
 		const char *fn = json_string_value(f);
 		char *p = fn[0] == '/' ? xstrdup(fn) : xasprintf("%s/%s", dir, fn);
-		*out = read_file_capped(p, 64u << 20, len); /* recorded outputs are small; 64 MiB bounds a mistake */
-		if (!*out) {
-			*why = xasprintf("%s: %s: %s", fk, p, strerror(errno));
+		char *rerr = NULL;
+		/* the one input reader: recorded outputs get the recordings' cap */
+		if (read_input(p, INPUT_RECORDING, out, len, &rerr)) {
+			*why = xasprintf("%s: %s", fk, rerr);
+			free(rerr);
 			free(p);
 			return -1;
 		}
@@ -200,14 +202,20 @@ int replay_init(const char *prog)
 	if (!f || !*f)
 		return 0;
 	json_error_t je;
-	json_t *doc = json_load_file(f, JSON_REJECT_DUPLICATES, &je);
+	char *text = NULL, *rerr = NULL;
+	size_t tlen = 0;
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	int rrc = read_input(f, INPUT_RECORDING, &text, &tlen, &rerr);
+	if (rrc) {
+		fprintf(stderr, "%s: CMAX_TEST_SCHED_REPLAY=%s\n", prog, rerr);
+		free(rerr);
+		return rrc;
+	}
+	json_t *doc = json_loadb(text, tlen, JSON_REJECT_DUPLICATES, &je);
+	free(text);
 	if (!doc) {
-		FILE *t = fopen(f, "r");
-		int missing = !t;
-		if (t)
-			fclose(t);
-		fprintf(stderr, "%s: CMAX_TEST_SCHED_REPLAY=%s: %s\n", prog, f, missing ? strerror(ENOENT) : je.text);
-		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
+		fprintf(stderr, "%s: CMAX_TEST_SCHED_REPLAY=%s: %s\n", prog, f, je.text);
+		return EXIT_DATAERR;
 	}
 	char *why = NULL;
 	char *dir = xstrdup(f);

@@ -4,6 +4,7 @@
  * isolation are enough).  Pure: observations come in, rows go out. */
 #include "inject.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -301,7 +302,7 @@ void tl_print(const struct timeline *t, FILE *f)
 		char at[40];
 		iso_ms(t->wall[i], at, sizeof at);
 		fprintf(f, "  %+9.3fs  %s  %-9s %s\n", sec(t->t_ms[i]), at, ev_names[i],
-			t->detail[i] ? t->detail[i] : "");
+			ts_str(t->detail[i] ? t->detail[i] : "")); /* scheduler output */
 	}
 	long drn = t->t_ms[TL_DRAINED], ret = t->t_ms[TL_RETURNED];
 	if (drn >= 0 && ret >= 0)
@@ -309,5 +310,5 @@ void tl_print(const struct timeline *t, FILE *f)
 	fprintf(f, "  observed for %.3f s, %d scheduler polls%s\n", sec(t->end_ms), t->polls,
 		t->poll_errors ? " (some failed)" : "");
 	if (t->poll_errors)
-		fprintf(f, "  %d polls failed; last: %s\n", t->poll_errors, t->last_poll_error ? t->last_poll_error : "?");
+		fprintf(f, "  %d polls failed; last: %s\n", t->poll_errors, ts_str(t->last_poll_error ? t->last_poll_error : "?"));
 }

@@ -2,6 +2,7 @@
 #include "version.h"
 #include "core/clock.h"
 #include "core/policyfile.h"
+#include "core/readfile.h"
 #include "core/strbuf.h"
 
 #include <ctype.h>
@@ -12,9 +13,6 @@
 #include <string.h>
 
 #define DAY_SECONDS 86400L
-/* The published table is a few tens of KB; the sync client caps it at 4 MB,
- * and a local copy gets the same cap so a wrong path cannot eat memory. */
-#define TABLE_MAX_BYTES (4L << 20)
 /* Driver branches above this are not NVIDIA branch numbers at all. */
 #define BRANCH_CEILING 999
 
@@ -1019,35 +1017,26 @@ fail:
 
 struct minimums *minimums_load(const char *path, char **err)
 {
-	struct strbuf sb = STRBUF_INIT;
 	struct minimums *m;
-	char chunk[8192];
-	size_t n;
-	FILE *f;
+	char *text = NULL, *rerr = NULL;
+	size_t len = 0;
 
 	if (err)
 		*err = NULL;
-	f = path ? fopen(path, "rb") : NULL;
-	if (!f) {
+	if (!path) {
 		if (err)
-			*err = xasprintf("minimum table %s: %s", path ? path : "(none)",
-					 path ? strerror(errno) : "no path given");
+			*err = xasprintf("minimum table (none): no path given");
 		return NULL;
 	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
-		sb_add(&sb, chunk, n);
-		if (sb.len > (size_t)TABLE_MAX_BYTES)
-			break;
-	}
-	if (ferror(f) || sb.len > (size_t)TABLE_MAX_BYTES) {
+	/* the one input reader (core/readfile.h): its cap for minimum tables,
+	 * so a wrong path cannot eat memory, and no device or FIFO hang */
+	if (read_input(path, INPUT_MINIMUMS, &text, &len, &rerr) != 0) {
 		if (err)
-			*err = xasprintf("minimum table %s: %s", path,
-					 ferror(f) ? "read error" : "larger than 4 MB");
-		fclose(f);
-		sb_free(&sb);
+			*err = xasprintf("minimum table %s", rerr);
+		free(rerr);
 		return NULL;
 	}
-	fclose(f);
+	struct strbuf sb = { text, len, len + 1 };
 	/* Its schema first (core/policyfile.h): a table that breaks it never grades;
 	 * text that is not JSON gets minimums_parse()'s message. */
 	json_t *doc = json_loadb(sb_str(&sb), sb.len, JSON_REJECT_DUPLICATES, NULL);

@@ -15,7 +15,9 @@
 #include "core/policyfile.h"
 #include "core/selfcheck.h"
 #include "core/exitcodes.h"
+#include "core/outfile.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "core/usage.h"
 #include "rate/rate.h"
 #include "rate/score.h"
@@ -128,7 +130,7 @@ static void note(struct pset *p, char *s)
 
 static int fail(char *err, int rc)
 {
-	fprintf(stderr, "cmax rate: %s\n", err ? err : "failed");
+	fprintf(stderr, "cmax rate: %s\n", ts_str(err ? err : "failed")); /* may quote a document */
 	free(err);
 	return rc;
 }
@@ -143,7 +145,7 @@ static int load_attestation(struct pset *p, const char *path)
 	}
 	p->has_att = 1;
 	for (size_t i = 0; i < p->att.nwarnings; i++)
-		fprintf(stderr, "cmax rate: warning: %s\n", p->att.warnings[i]);
+		fprintf(stderr, "cmax rate: warning: %s\n", ts_str(p->att.warnings[i]));
 	return 0;
 }
 
@@ -199,11 +201,15 @@ static int load_dir(struct pset *p, const char *dir, int want_att)
 			free(path);
 			continue;
 		}
-		json_error_t je;
-		json_t *root = rc ? NULL : json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-		if (!rc && !root) {
-			rc = fail(xasprintf("%s: not valid JSON (line %d: %s)", path, je.line, je.text), EXIT_DATAERR);
-		} else if (root) {
+		json_t *root = NULL;
+		char *rerr = NULL;
+		if (!rc) {
+			/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+			int r = ev_load_json(path, &root, &rerr);
+			if (r)
+				rc = fail(rerr, r);
+		}
+		if (root) {
 			const char *schema = json_string_value(json_object_get(root, "schema"));
 			if (schema && (!strcmp(schema, "cmax.audit.results/1") || !strcmp(schema, "cmax.bench.results/1") ||
 				       !strcmp(schema, "cmax.inject/1") || !strcmp(schema, "cmax.reboot-test/1"))) {
@@ -275,23 +281,6 @@ static int parse_num(const char *flag, const char *s, double lo, double hi, doub
 	}
 	*out = v;
 	return 0;
-}
-
-static int write_doc(const char *path, const json_t *doc)
-{
-	char *tmp = xasprintf("%s.tmp.%d", path, (int)getpid());
-	FILE *f = fopen(tmp, "w");
-	int ok = f && report_json(f, doc) == 0;
-	if (f && fclose(f) != 0)
-		ok = 0;
-	if (ok && rename(tmp, path) != 0)
-		ok = 0;
-	if (!ok) {
-		fprintf(stderr, "cmax rate: cannot write %s: %s\n", path, strerror(errno));
-		unlink(tmp);
-	}
-	free(tmp);
-	return ok ? 0 : EXIT_CANTCREAT;
 }
 
 static void assumptions(struct gp_assume *as, const struct ropts *o, const struct rubric *rb, const struct attest *att)
@@ -460,7 +449,7 @@ int cmd_rate(int argc, char **argv)
 			report_json(stdout, doc);
 		fflush(stdout);
 		if (o.output_file && !bad)
-			rc = write_doc(o.output_file, doc);
+			rc = report_json_file(o.output_file, doc, "rate");
 		for (size_t i = 0; i < nsets; i++) {
 			rate_result_free(&prov[i].res);
 			json_decref(prov[i].doc);

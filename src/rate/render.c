@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "rate/score.h"
 #include "config.h"
 
@@ -302,6 +303,11 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 
 /* ---- text ----------------------------------------------------------------- */
 
+/* Every string below may come from a result document or an attestation
+ * (host names, ids, paths, provider names, reasons built from them): each
+ * goes through ts_str (core/termsafe.h), so a control byte in a document
+ * cannot retitle the terminal or print over a line. JSON keeps them exact. */
+
 static void fmt_score(char *buf, size_t n, int has, double v)
 {
 	if (has)
@@ -312,7 +318,7 @@ static void fmt_score(char *buf, size_t n, int has, double v)
 
 static const char *cur(const struct rate_result *r)
 {
-	return r->as.currency ? r->as.currency : "money";
+	return ts_str(r->as.currency ? r->as.currency : "money");
 }
 
 static void text_goodput(FILE *out, const struct rate_result *r, int verbose)
@@ -321,7 +327,7 @@ static void text_goodput(FILE *out, const struct rate_result *r, int verbose)
 	fprintf(out, "\nGoodput: GPU-hours lost per month to measured waiting (%g GPUs, %g per node, %g h/month",
 		a[GPA_GPUS], a[GPA_GPUS_PER_NODE], a[GPA_HOURS]);
 	if (r->as.set[GPA_PRICE])
-		fprintf(out, "; %.2f %s per GPU-hour from %s", a[GPA_PRICE], cur(r), r->as.src[GPA_PRICE]);
+		fprintf(out, "; %.2f %s per GPU-hour from %s", a[GPA_PRICE], cur(r), ts_str(r->as.src[GPA_PRICE]));
 	else
 		fputs("; no price known: --price-per-gpu-hour or pricing.price_per_gpu_hour", out);
 	fputs(")\n", out);
@@ -355,18 +361,18 @@ static void text_goodput(FILE *out, const struct rate_result *r, int verbose)
 			char money[32] = "";
 			if (r->as.set[GPA_PRICE])
 				snprintf(money, sizeof money, "%.2f", l->money);
-			fprintf(out, "  %-30s %12.2f %10.2f %12s  %s\n", gp_cause_names[c], l->hours, l->pct, money, from);
+			fprintf(out, "  %-30s %12.2f %10.2f %12s  %s\n", gp_cause_names[c], l->hours, l->pct, money, ts_str(from));
 			if (verbose)
-				fprintf(out, "  %-30s   %s = %s\n", "", gp_cause_formulas[c], l->inputs);
+				fprintf(out, "  %-30s   %s = %s\n", "", gp_cause_formulas[c], ts_str(l->inputs));
 		} else {
 			fprintf(out, "  %-30s %12s %10s %12s  %s\n", gp_cause_names[c],
 				l->state == GPS_UNBOUNDED      ? "unbounded"
 				: l->state == GPS_NOT_COUNTED ? "not counted"
 							       : "not measured",
-				"", "", from);
+				"", "", ts_str(from));
 		}
 		if (l->note)
-			fprintf(out, "  %-30s   (%s)\n", "", l->note);
+			fprintf(out, "  %-30s   (%s)\n", "", ts_str(l->note));
 	}
 	char money[32] = "";
 	if (r->as.set[GPA_PRICE])
@@ -387,8 +393,8 @@ static void text_items(FILE *out, const struct cat_res *cr, int verbose)
 		const struct item_res *ir = &cr->items[i];
 		char sc[16];
 		fmt_score(sc, sizeof sc, ir->has_evidence, ir->score);
-		fprintf(out, "    %-28s w %-5g %7s  %s\n", ir->it->key, ir->it->weight, ir->has_evidence ? sc : "missing",
-			ir->detail ? ir->detail : "");
+		fprintf(out, "    %-28s w %-5g %7s  %s\n", ts_str(ir->it->key), ir->it->weight, ir->has_evidence ? sc : "missing",
+			ts_str(ir->detail ? ir->detail : ""));
 		if (verbose < 2 && ir->it->kind != IK_ATTEST) {
 			/* -v: the rows that counted; -vv: every row seen */
 			size_t shown = 0;
@@ -400,8 +406,8 @@ static void text_items(FILE *out, const struct cat_res *cr, int verbose)
 					fprintf(out, "      ... (%zu rows; -vv lists all)\n", ir->nuses);
 					break;
 				}
-				fprintf(out, "      %-5s %s on %s", status_name(u->row->status), u->row->id,
-					u->row->host ? u->row->host : "?");
+				fprintf(out, "      %-5s %s on %s", status_name(u->row->status), ts_str(u->row->id),
+					ts_str(u->row->host ? u->row->host : "?"));
 				if (u->has_value)
 					fprintf(out, " = %.4g", u->value);
 				if (u->absent)
@@ -413,25 +419,25 @@ static void text_items(FILE *out, const struct cat_res *cr, int verbose)
 		} else if (ir->it->kind != IK_ATTEST) {
 			for (size_t k = 0; k < ir->nuses; k++) {
 				const struct ev_use *u = &ir->uses[k];
-				fprintf(out, "      %-5s %s on %s%s%s (%s)", status_name(u->row->status), u->row->id,
-					u->row->host ? u->row->host : "?", u->counted ? "" : " [not counted]",
-					u->quick ? " [quick]" : "", u->row->doc->path);
+				fprintf(out, "      %-5s %s on %s%s%s (%s)", status_name(u->row->status), ts_str(u->row->id),
+					ts_str(u->row->host ? u->row->host : "?"), u->counted ? "" : " [not counted]",
+					u->quick ? " [quick]" : "", ts_str(u->row->doc->path));
 				if (u->has_value)
 					fprintf(out, " = %.4g", u->value);
 				if (u->malformed)
-					fprintf(out, " malformed: %s", u->malformed);
+					fprintf(out, " malformed: %s", ts_str(u->malformed));
 				fputc('\n', out);
 			}
 		}
 		if (ir->att && ir->att->source)
-			fprintf(out, "      source: %s\n", ir->att->source);
+			fprintf(out, "      source: %s\n", ts_str(ir->att->source));
 	}
 }
 
 void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_meta *m, int verbose)
 {
-	fprintf(out, "cmax rate%s%s (rubric %s, %s)\n", m->provider ? ": " : "", m->provider ? m->provider : "",
-		r->rb->version, r->rb->method);
+	fprintf(out, "cmax rate%s%s (rubric %s, %s)\n", m->provider ? ": " : "", ts_str(m->provider ? m->provider : ""),
+		ts_str(r->rb->version), ts_str(r->rb->method));
 	if (m->ev) {
 		size_t k[EV__COUNT] = { 0 };
 		for (size_t i = 0; i < m->ev->ndocs; i++)
@@ -441,26 +447,27 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 			m->ev->nrows);
 	}
 	if (r->att)
-		fprintf(out, "; attestation %s%s%s%s", r->att->path, r->att->date ? " (" : "",
-			r->att->date ? r->att->date : "", r->att->date ? ")" : "");
+		fprintf(out, "; attestation %s%s%s%s", ts_str(r->att->path), r->att->date ? " (" : "",
+			ts_str(r->att->date ? r->att->date : ""), r->att->date ? ")" : "");
 	else
 		fputs("; no attestation", out);
 	fputc('\n', out);
 	for (size_t i = 0; i < m->nnotes; i++)
-		fprintf(out, "  note: %s\n", m->notes[i]);
+		fprintf(out, "  note: %s\n", ts_str(m->notes[i]));
 	if (r->nbad) {
 		fprintf(out, "Malformed evidence: %zu row%s not scored:\n", r->nbad, r->nbad == 1 ? "" : "s");
 		for (size_t i = 0; i < r->nbad; i++)
-			fprintf(out, "  %s: %s on %s: %s: %s\n", r->bad[i].row->doc->path, r->bad[i].row->id,
-				r->bad[i].row->host ? r->bad[i].row->host : "?", r->bad[i].path, r->bad[i].why);
+			fprintf(out, "  %s: %s on %s: %s: %s\n", ts_str(r->bad[i].row->doc->path), ts_str(r->bad[i].row->id),
+				ts_str(r->bad[i].row->host ? r->bad[i].row->host : "?"), ts_str(r->bad[i].path),
+				ts_str(r->bad[i].why));
 	}
 	if (m->ndups) {
 		fprintf(out, "Duplicates: %zu row%s seen in two documents, the newer kept:\n", m->ndups,
 			m->ndups == 1 ? "" : "s");
 		for (size_t i = 0; i < m->ndups && (verbose || i < 5); i++)
-			fprintf(out, "  %s on %s: kept %s, dropped %s\n", m->dups[i].kept->id,
-				m->dups[i].kept->host ? m->dups[i].kept->host : "?", m->dups[i].kept->doc->path,
-				m->dups[i].dropped->doc->path);
+			fprintf(out, "  %s on %s: kept %s, dropped %s\n", ts_str(m->dups[i].kept->id),
+				ts_str(m->dups[i].kept->host ? m->dups[i].kept->host : "?"), ts_str(m->dups[i].kept->doc->path),
+				ts_str(m->dups[i].dropped->doc->path));
 		if (!verbose && m->ndups > 5)
 			fprintf(out, "  ... (-v lists all)\n");
 	}
@@ -478,7 +485,7 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 	fmt_score(sc, sizeof sc, r->has_score, r->score);
 	fprintf(out, "%-15s %6s %6s %10.2f  %d of 10 categories with evidence\n", "Overall", "", sc, r->confidence,
 		r->ncats);
-	fprintf(out, "\nTier: %s\n  %s\n", tier_name(r->tier), r->tier_reason);
+	fprintf(out, "\nTier: %s\n  %s\n", tier_name(r->tier), ts_str(r->tier_reason));
 	int capped = 0;
 	for (size_t i = 0; i < r->ndq; i++)
 		if (r->dq[i].state == DQS_APPLIED)
@@ -488,7 +495,7 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 		int n = 0;
 		for (size_t i = 0; i < r->ndq; i++)
 			if (r->dq[i].state == DQS_APPLIED)
-				fprintf(out, "%s %s (%s; cap %s)", n++ ? ";" : "", r->dq[i].d->name, r->dq[i].why,
+				fprintf(out, "%s %s (%s; cap %s)", n++ ? ";" : "", ts_str(r->dq[i].d->name), ts_str(r->dq[i].why),
 					tier_name(r->dq[i].d->cap));
 		fputc('\n', out);
 		if (r->uncapped == TIER_UNAVAILABLE) {
@@ -498,7 +505,7 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 			for (size_t i = 0; i < r->ndq; i++)
 				if (r->dq[i].state == DQS_APPLIED) {
 					napplied++;
-					fprintf(out, "  fix: %s -> would rate %s\n", r->dq[i].d->name, tier_name(r->dq[i].would));
+					fprintf(out, "  fix: %s -> would rate %s\n", ts_str(r->dq[i].d->name), tier_name(r->dq[i].would));
 				}
 			if (napplied > 1)
 				fprintf(out, "  fix all %d -> would rate %s\n", napplied, tier_name(r->uncapped));
@@ -508,7 +515,7 @@ void rate_text(FILE *out, const struct rate_result *r, const struct rate_doc_met
 	for (size_t i = 0; i < r->ndq; i++)
 		fprintf(out, "  %-13s %s (cap %s): %s\n",
 			r->dq[i].state == DQS_APPLIED ? "APPLIED" : r->dq[i].state == DQS_CLEAR ? "clear" : "not assessed",
-			r->dq[i].d->name, tier_name(r->dq[i].d->cap), r->dq[i].why);
+			ts_str(r->dq[i].d->name), tier_name(r->dq[i].d->cap), ts_str(r->dq[i].why));
 	text_goodput(out, r, verbose);
 }
 
@@ -600,19 +607,19 @@ json_t *rate_compare_json(const struct rate_provider *p, size_t n, const struct 
 void rate_compare_text(FILE *out, const struct rate_provider *p, size_t n, const struct rubric *rb, int verbose)
 {
 	fprintf(out, "cmax rate --compare: %zu providers (rubric %s, %s); ranked by tier, then score\n\n", n,
-		rb->version, rb->method);
+		ts_str(rb->version), ts_str(rb->method));
 	fprintf(out, "%-4s %-20s %-34s %6s %10s  %s\n", "Rank", "Provider", "Tier", "Score", "Confidence",
 		"Goodput lost (GPU-h/month)");
 	for (int k = 1; k <= (int)n; k++) {
 		const struct rate_provider *x = &p[by_rank(p, n, k)];
 		char sc[16];
 		fmt_score(sc, sizeof sc, x->res.has_score, x->res.score);
-		fprintf(out, "%-4d %-20s %-34s %6s %10.2f  %.1f%s\n", x->rank, x->name, tier_name(x->res.tier), sc,
+		fprintf(out, "%-4d %-20s %-34s %6s %10.2f  %.1f%s\n", x->rank, ts_str(x->name), tier_name(x->res.tier), sc,
 			x->res.confidence, x->res.gp_hours, x->res.gp_lower_bound ? " (lower bound)" : "");
 	}
 	fprintf(out, "\n%-15s", "Category");
 	for (int k = 1; k <= (int)n; k++)
-		fprintf(out, k < (int)n ? " %-16.16s" : " %.16s", p[by_rank(p, n, k)].name);
+		fprintf(out, k < (int)n ? " %-16.16s" : " %.16s", ts_str(p[by_rank(p, n, k)].name));
 	fputc('\n', out);
 	for (size_t c = 0; c < RATE_NCAT; c++) {
 		fprintf(out, "%-15s", rate_category_ids[c]);
@@ -634,13 +641,13 @@ void rate_compare_text(FILE *out, const struct rate_provider *p, size_t n, const
 			if (x->res.dq[i].state == DQS_APPLIED) {
 				if (!any++)
 					fputs("\nDisqualifiers applied:\n", out);
-				fprintf(out, "  %s: %s (cap %s): %s\n", x->name, x->res.dq[i].d->name,
-					tier_name(x->res.dq[i].d->cap), x->res.dq[i].why);
+				fprintf(out, "  %s: %s (cap %s): %s\n", ts_str(x->name), ts_str(x->res.dq[i].d->name),
+					tier_name(x->res.dq[i].d->cap), ts_str(x->res.dq[i].why));
 			}
 	}
 	if (verbose)
 		for (int k = 1; k <= (int)n; k++) {
 			const struct rate_provider *x = &p[by_rank(p, n, k)];
-			fprintf(out, "\n%s: %s\n", x->name, x->res.tier_reason);
+			fprintf(out, "\n%s: %s\n", ts_str(x->name), ts_str(x->res.tier_reason));
 		}
 }

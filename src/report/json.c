@@ -1,4 +1,8 @@
 #include "report.h"
+#include <errno.h>
+#include <string.h>
+#include "../core/exitcodes.h"
+#include "../core/outfile.h"
 #include "../core/strbuf.h"
 #include "config.h"
 
@@ -52,4 +56,24 @@ int report_json(FILE *out, const json_t *doc)
 		return -1;
 	fputc('\n', out);
 	return ferror(out) ? -1 : 0;
+}
+
+int report_json_file(const char *path, const json_t *doc, const char *who)
+{
+	char *err = NULL;
+	struct outfile *of = outfile_open(path, OUTFILE_REPLACE, &err);
+	int rc = EXIT_CANTCREAT;
+	if (of) {
+		FILE *f = outfile_stream(of);
+		if (f && report_json(f, doc) == 0) {
+			rc = outfile_commit(of, &err);
+		} else {
+			err = xasprintf("cannot write %s: %s", path, strerror(errno));
+			outfile_abort(of);
+		}
+	}
+	if (rc)
+		fprintf(stderr, "cmax %s: %s\n", who, err);
+	free(err);
+	return rc;
 }

@@ -34,4 +34,8 @@ void report_text_counts(FILE *out, struct result *const *rows, size_t n, int col
 int report_yaml(FILE *out, const json_t *doc);
 /* Pretty JSON with a trailing newline. */
 int report_json(FILE *out, const json_t *doc);
+/* The same into PATH through core/outfile.h (a regular file there may be
+ * replaced; a device, a symlink or a directory anyone can write is
+ * refused): 0, or EXIT_CANTCREAT after "cmax WHO: why" on stderr. */
+int report_json_file(const char *path, const json_t *doc, const char *who);
 #endif

@@ -1,9 +1,12 @@
 /* The human report. Verbosity: 0 one line per check; -v adds observed and
  * expected; -vv adds references; -vvv adds reproduce, remediation and the
  * evidence. Problems are repeated at the end so they are not lost in a
- * long list. */
+ * long list. Every string here may come from outside (a tool, a host name,
+ * a results file reopened by review): each goes through ts_str, so no
+ * control byte reaches the terminal or audit.out; JSON keeps it exact. */
 #include "report.h"
 #include "../core/strbuf.h"
+#include "../core/termsafe.h"
 #include <string.h>
 #include <stdlib.h>
 
@@ -24,7 +27,7 @@ static void put_value(FILE *out, const char *label, const json_t *v)
 	if (!v || json_is_null(v))
 		return;
 	if (json_is_string(v)) {
-		fprintf(out, "        %s: %s\n", label, json_string_value(v));
+		fprintf(out, "        %s: %s\n", label, ts_str(json_string_value(v)));
 		return;
 	}
 	char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
@@ -47,7 +50,8 @@ static void put_evidence(FILE *out, const json_t *ev)
 		if (!strcmp(kind, "command")) {
 			const char *oc = json_string_value(json_object_get(e, "outcome"));
 			json_t *rc = json_object_get(e, "exit_code");
-			fprintf(out, "        Evidence: ran `%s` (%s", json_string_value(json_object_get(e, "command")), oc ? oc : "?");
+			fprintf(out, "        Evidence: ran `%s` (%s", ts_str(json_string_value(json_object_get(e, "command"))),
+				ts_str(oc ? oc : "?"));
 			if (json_is_integer(rc))
 				fprintf(out, ", exit %" JSON_INTEGER_FORMAT, json_integer_value(rc));
 			fputs(")\n", out);
@@ -57,15 +61,17 @@ static void put_evidence(FILE *out, const json_t *ev)
 				for (char *p = x; *p; p++)
 					if (*p == '\n')
 						*p = ' ';
-				fprintf(out, "          stdout: %s\n", x);
+				char *shown = ts_escape(x, TS_KEEP_TAB); /* a tab moves the cursor, never a line */
+				fprintf(out, "          stdout: %s\n", shown);
+				free(shown);
 				free(x);
 			}
 		} else if (!strcmp(kind, "file")) {
 			const char *x = json_string_value(json_object_get(e, "excerpt"));
-			fprintf(out, "        Evidence: read %s%s\n", json_string_value(json_object_get(e, "path")),
+			fprintf(out, "        Evidence: read %s%s\n", ts_str(json_string_value(json_object_get(e, "path"))),
 				x ? "" : " (unreadable or absent)");
 		} else if (!strcmp(kind, "note")) {
-			fprintf(out, "        Evidence: %s\n", json_string_value(json_object_get(e, "text")));
+			fprintf(out, "        Evidence: %s\n", ts_str(json_string_value(json_object_get(e, "text"))));
 		}
 	}
 }
@@ -75,9 +81,9 @@ void report_text_row(FILE *out, const struct result *r, int verbose, int color, 
 	const char *c = color ? color_of(r->status) : "", *reset = color ? "\033[0m" : "";
 	if (index > 0)
 		fprintf(out, "%3d ", index);
-	fprintf(out, "%s%-5s%s %s  %s\n", c, status_name(r->status), reset, r->id, r->summary ? r->summary : "");
+	fprintf(out, "%s%-5s%s %s  %s\n", c, status_name(r->status), reset, ts_str(r->id), ts_str(r->summary ? r->summary : ""));
 	if (verbose >= 1) {
-		fprintf(out, "        Check: %s\n", r->title ? r->title : r->id);
+		fprintf(out, "        Check: %s\n", ts_str(r->title ? r->title : r->id));
 		put_value(out, "Observed", r->observed);
 		put_value(out, "Expected", r->expected);
 	}
@@ -85,13 +91,13 @@ void report_text_row(FILE *out, const struct result *r, int verbose, int color, 
 		size_t i;
 		json_t *v;
 		json_array_foreach(r->references, i, v)
-			fprintf(out, "        [%zu] %s\n", i + 1, json_string_value(v));
+			fprintf(out, "        [%zu] %s\n", i + 1, ts_str(json_string_value(v)));
 	}
 	if (verbose >= 3) {
 		if (r->reproduce)
-			fprintf(out, "        Reproduce: %s\n", r->reproduce);
+			fprintf(out, "        Reproduce: %s\n", ts_str(r->reproduce));
 		if (r->remediation && r->status != ST_PASS)
-			fprintf(out, "        Remediation: %s\n", r->remediation);
+			fprintf(out, "        Remediation: %s\n", ts_str(r->remediation));
 		put_evidence(out, r->evidence);
 	}
 }
@@ -108,16 +114,16 @@ void report_text_counts(FILE *out, struct result *const *rows, size_t n, int col
 
 void report_text(FILE *out, const struct report_meta *m, struct result *const *rows, size_t n, int verbose, int color)
 {
-	fprintf(out, "# cmax audit report: %s\n", m->profile);
-	fprintf(out, "# host %s, target %s (%s harness, %s)", m->host ? m->host : "?", m->environment, m->harness,
-		m->selection);
+	fprintf(out, "# cmax audit report: %s\n", ts_str(m->profile));
+	fprintf(out, "# host %s, target %s (%s harness, %s)", ts_str(m->host ? m->host : "?"), ts_str(m->environment),
+		ts_str(m->harness), ts_str(m->selection));
 	if (m->sysroot && strcmp(m->sysroot, "/") != 0)
-		fprintf(out, ", sysroot %s", m->sysroot);
+		fprintf(out, ", sysroot %s", ts_str(m->sysroot));
 	fputc('\n', out);
 	const char *prev = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!prev || strcmp(prev, rows[i]->profile) != 0) {
-			fprintf(out, "\n## %s\n", rows[i]->profile);
+			fprintf(out, "\n## %s\n", ts_str(rows[i]->profile));
 			prev = rows[i]->profile;
 		}
 		report_text_row(out, rows[i], verbose, color, 0);

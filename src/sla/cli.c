@@ -6,9 +6,12 @@
 #include "report.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/outfile.h"
 #include "core/policyfile.h"
+#include "core/readfile.h"
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "core/usage.h"
 #include "core/yamljson.h"
 
@@ -30,7 +33,9 @@ static void usage(FILE *out)
 	      "are listed, never dropped.\n"
 	      "\n"
 	      "History:\n"
-	      "      --events FILE      a history file (repeatable; plain arguments count too)\n"
+	      "      --events FILE      a history file (repeatable; plain arguments count too; - is standard\n"
+	      "                         input; at most 512 MiB, CMAX_MAX_INPUT_MB_EVENTS raises it:\n"
+	      "                         docs/inputs.md)\n"
 	      "      --format F         auto (default: from the content), sacctmgr (sacctmgr show event -P),\n"
 	      "                         slurmctld-log, k8s-events (kubectl get events -A -o json),\n"
 	      "                         k8s-nodes (kubectl get nodes -o json), cmax-timeline (cmax inject /\n"
@@ -246,42 +251,19 @@ static int parse(int argc, char **argv, struct opts *o)
 	return 0;
 }
 
-/* The whole file; NULL with a message and *rc (66 missing, 65 unreadable). */
+/* The whole file ("-": standard input) through the one input reader
+ * (core/readfile.h): capped for event histories, a device or directory
+ * refused, a pipe bounded; NULL with a message and *rc (66 missing or
+ * unreadable, 65 not a file, too large, or a read error). */
 static char *slurp(const char *path, size_t *len, int *rc)
 {
-	struct stat st;
-	if (stat(path, &st) < 0) {
-		fprintf(stderr, "cmax sla: %s: %s\n", path, strerror(errno));
-		*rc = EXIT_NOINPUT;
+	char *buf = NULL, *err = NULL;
+	if ((*rc = read_input(path, INPUT_EVENTS, &buf, len, &err)) != 0) {
+		fprintf(stderr, "cmax sla: %s\n", ts_str(err));
+		free(err);
 		return NULL;
 	}
-	if (S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "cmax sla: %s: is a directory, not a file\n", path);
-		*rc = EXIT_NOINPUT;
-		return NULL;
-	}
-	FILE *f = fopen(path, "rb");
-	if (!f) {
-		fprintf(stderr, "cmax sla: %s: %s\n", path, strerror(errno));
-		*rc = EXIT_NOINPUT;
-		return NULL;
-	}
-	struct strbuf sb = STRBUF_INIT;
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		sb_add(&sb, buf, n);
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		fprintf(stderr, "cmax sla: %s: read error\n", path);
-		sb_free(&sb);
-		*rc = EXIT_DATAERR;
-		return NULL;
-	}
-	sb_add(&sb, "", 0);
-	*len = sb.len;
-	return sb_detach(&sb);
+	return buf;
 }
 
 /* YAML or JSON document; NULL with the message printed and *rc set. */
@@ -291,7 +273,7 @@ static json_t *load_doc(const char *path, const char *what, int *rc)
 	int missing = 0;
 	json_t *doc = yamljson_load_file2(path, &err, &missing);
 	if (!doc) {
-		fprintf(stderr, "cmax sla: %s file: %s\n", what, err ? err : path);
+		fprintf(stderr, "cmax sla: %s file: %s\n", what, ts_str(err ? err : path));
 		*rc = missing ? EXIT_NOINPUT : EXIT_DATAERR;
 	}
 	free(err);
@@ -315,7 +297,7 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 	char *err = NULL;
 	/* the schema first (core/policyfile.h), then the loader's own checks */
 	if ((*rc = policy_validate(doc, "sla-levels", path, &err)) != 0) {
-		fprintf(stderr, "cmax sla: bad levels file: %s\n", err);
+		fprintf(stderr, "cmax sla: bad levels file: %s\n", ts_str(err));
 		free(err);
 		free(path);
 		json_decref(doc);
@@ -325,7 +307,7 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 	const char *def = json_string_value(json_object_get(doc, "default_level"));
 	free(path);
 	if (!p) {
-		fprintf(stderr, "cmax sla: bad levels file: %s\n", err);
+		fprintf(stderr, "cmax sla: bad levels file: %s\n", ts_str(err));
 		free(err);
 		json_decref(doc);
 		*rc = EXIT_DATAERR;
@@ -363,14 +345,14 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 		return NULL;
 	}
 	if ((*rc = policy_validate(ld, "sla-level", *level, &err)) != 0) {
-		fprintf(stderr, "cmax sla: bad level file: %s\n", err);
+		fprintf(stderr, "cmax sla: bad level file: %s\n", ts_str(err));
 		free(err);
 		json_decref(ld);
 		sla_policy_free(p);
 		return NULL;
 	}
 	if (sla_policy_custom_level(p, ld, *level, &err) < 0) {
-		fprintf(stderr, "cmax sla: bad level file: %s\n", err);
+		fprintf(stderr, "cmax sla: bad level file: %s\n", ts_str(err));
 		free(err);
 		json_decref(ld);
 		sla_policy_free(p);
@@ -382,11 +364,20 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 	return p;
 }
 
+/* --output-file through core/outfile.h: a regular file may be replaced; a
+ * device, a symlink or a directory anyone can write is refused (73) */
 static int write_out(const struct opts *o, json_t *doc, const struct sla_run *run)
 {
 	FILE *f = stdout;
-	if (o->out && !(f = fopen(o->out, "w"))) {
-		fprintf(stderr, "cmax sla: cannot write %s: %s\n", o->out, strerror(errno));
+	struct outfile *of = NULL;
+	char *err = NULL;
+	if (o->out && (!(of = outfile_open(o->out, OUTFILE_REPLACE, &err)) || !(f = outfile_stream(of)))) {
+		if (of) {
+			err = xasprintf("cannot write %s: %s", o->out, strerror(errno));
+			outfile_abort(of);
+		}
+		fprintf(stderr, "cmax sla: %s\n", ts_str(err));
+		free(err);
 		return EXIT_CANTCREAT;
 	}
 	if (doc) {
@@ -395,13 +386,16 @@ static int write_out(const struct opts *o, json_t *doc, const struct sla_run *ru
 	} else {
 		sla_report_text(run, f);
 	}
-	int bad = ferror(f);
-	if (f != stdout)
-		bad |= fclose(f) != 0;
-	else
-		bad |= fflush(f) != 0;
-	if (bad) {
-		fprintf(stderr, "cmax sla: cannot write %s\n", o->out ? o->out : "standard output");
+	if (of) {
+		if (outfile_commit(of, &err) != 0) {
+			fprintf(stderr, "cmax sla: %s\n", ts_str(err));
+			free(err);
+			return EXIT_CANTCREAT;
+		}
+		return EXIT_OK;
+	}
+	if (ferror(f) || fflush(f) != 0) {
+		fprintf(stderr, "cmax sla: cannot write standard output\n");
 		return EXIT_CANTCREAT;
 	}
 	return EXIT_OK;
@@ -440,7 +434,7 @@ int cmd_sla(int argc, char **argv)
 					    &err);
 	}
 	if (!lay) {
-		fprintf(stderr, "cmax sla: bad layout: %s\n", err);
+		fprintf(stderr, "cmax sla: bad layout: %s\n", ts_str(err));
 		rc = o.layout ? EXIT_DATAERR : EXIT_USAGE;
 		goto done;
 	}
@@ -459,7 +453,7 @@ int cmd_sla(int argc, char **argv)
 		int r = sla_windows_from_json(wd, lay, o.excl[i], &one, &err);
 		json_decref(wd);
 		if (r < 0) {
-			fprintf(stderr, "cmax sla: bad exclusions: %s\n", err);
+			fprintf(stderr, "cmax sla: bad exclusions: %s\n", ts_str(err));
 			rc = EXIT_DATAERR;
 			goto done;
 		}
@@ -484,7 +478,7 @@ int cmd_sla(int argc, char **argv)
 		struct sla_parse p;
 		sla_parse_init(&p, o.events[i], &ev, o.offset);
 		if (sla_parse_buffer(f, buf, len, &p, &err) < 0) {
-			fprintf(stderr, "cmax sla: %s (read as %s)\n", err, sla_format_name(f));
+			fprintf(stderr, "cmax sla: %s (read as %s)\n", ts_str(err), sla_format_name(f));
 			free(buf);
 			sla_parse_release(&p);
 			rc = EXIT_DATAERR;

@@ -5,6 +5,7 @@
 #include "report.h"
 #include "core/result.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "config.h"
 
 #include <math.h>
@@ -617,14 +618,15 @@ static void pct_fmt(int known, double v, char *b, size_t n)
 		snprintf(b, n, "unknown");
 }
 
-/* A value from outside data on one line of text. */
+/* A value from outside data on one line of text: line breaks and tabs
+ * become blanks, every other control a visible escape (core/termsafe.h). */
 static const char *oneline(const char *s, char *buf, size_t n)
 {
 	size_t i = 0;
 	for (; s && *s && i + 1 < n; s++)
 		buf[i++] = *s == '\n' || *s == '\r' || *s == '\t' ? ' ' : *s;
 	buf[i] = 0;
-	return buf;
+	return ts_str(buf);
 }
 
 static void print_ival(const struct sla_run *r, enum sla_scope s, const struct sla_ival *iv, FILE *f)
@@ -651,7 +653,7 @@ static void print_ival(const struct sla_run *r, enum sla_scope s, const struct s
 				fprintf(f, " %s", rule_names[k]);
 		fprintf(f, "; %s down:", sla_scope_name((enum sla_scope)(s - 1)));
 		for (size_t i = 0; i < iv->kids.n && i < 20; i++)
-			fprintf(f, " %s", r->l->u[s - 1][iv->kids.v[i]].name);
+			fprintf(f, " %s", ts_str(r->l->u[s - 1][iv->kids.v[i]].name));
 		if (iv->kids.n > 20)
 			fprintf(f, " ... (%zu)", iv->kids.n);
 		fputc('\n', f);
@@ -659,12 +661,12 @@ static void print_ival(const struct sla_run *r, enum sla_scope s, const struct s
 	for (size_t i = 0; i < iv->ev.n && i < 30; i++) {
 		const struct sla_event *e = &r->ev->v[iv->ev.v[i]];
 		char rs[256];
-		fprintf(f, "        %s  %s %s%s%s%s\n", e->source, *e->node ? e->node : "(cluster)", e->state,
+		fprintf(f, "        %s  %s %s%s%s%s\n", ts_str(e->source), ts_str(*e->node ? e->node : "(cluster)"), ts_str(e->state),
 			*e->reason ? " \"" : "", oneline(e->reason, rs, sizeof rs), *e->reason ? "\"" : "");
 		if (e->end_source)
-			fprintf(f, "          ended at %s\n", e->end_source);
+			fprintf(f, "          ended at %s\n", ts_str(e->end_source));
 		if (e->note)
-			fprintf(f, "          %s\n", e->note);
+			fprintf(f, "          %s\n", ts_str(e->note));
 	}
 	if (iv->ev.n > 30)
 		fprintf(f, "        ... %zu more records (see --json)\n", iv->ev.n - 30);
@@ -675,7 +677,7 @@ static void print_ival(const struct sla_run *r, enum sla_scope s, const struct s
 		fprintf(f, "        excluded %s .. %s (%s) by", a, b, d);
 		for (size_t i = 0; i < iv->cuts[k].windows.n; i++) {
 			const struct sla_window *w = &r->w->v[iv->cuts[k].windows.v[i]];
-			fprintf(f, " %s %s", w->kind, w->source);
+			fprintf(f, " %s %s", ts_str(w->kind), ts_str(w->source));
 		}
 		fputc('\n', f);
 	}
@@ -689,19 +691,19 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 	sla_time_fmt(res->from, a, sizeof a);
 	sla_time_fmt(res->to, b, sizeof b);
 	char *ver = json_dumps(r->pol->version, JSON_ENCODE_ANY | JSON_COMPACT);
-	fprintf(f, "cmax sla: %s (%s .. %s, %.0f h), level %s (%s, version %s)\n", r->period_label, a, b,
-		period_hours(res), lv->name, r->pol->source, ver ? ver : "?");
+	fprintf(f, "cmax sla: %s (%s .. %s, %.0f h), level %s (%s, version %s)\n", ts_str(r->period_label), a, b,
+		period_hours(res), ts_str(lv->name), ts_str(r->pol->source), ts_str(ver ? ver : "?"));
 	free(ver);
 	fprintf(f, "layout: %s, %zu site%s, %zu cluster%s, %zu rack%s, %zu nodes, %zu GPUs (%s)\n",
 		sla_system_name(r->l->system), r->l->n[SC_SITE], r->l->n[SC_SITE] == 1 ? "" : "s", r->l->n[SC_CLUSTER],
 		r->l->n[SC_CLUSTER] == 1 ? "" : "s", r->l->n[SC_RACK], r->l->n[SC_RACK] == 1 ? "" : "s", r->l->n[SC_NODE],
-		total_gpus(r->l), r->l->source);
+		total_gpus(r->l), ts_str(r->l->source));
 	size_t i;
 	json_t *in;
 	json_array_foreach(r->inputs, i, in) {
 		fprintf(f, "%s %s (%s): %lld records, %lld used, %zu malformed, %lld not about node state\n",
-			i ? "      " : "input:", json_string_value(json_object_get(in, "file")),
-			json_string_value(json_object_get(in, "format")),
+			i ? "      " : "input:", ts_str(json_string_value(json_object_get(in, "file"))),
+			ts_str(json_string_value(json_object_get(in, "format"))),
 			(long long)json_integer_value(json_object_get(in, "records")),
 			(long long)json_integer_value(json_object_get(in, "used")),
 			json_array_size(json_object_get(in, "malformed")),
@@ -721,7 +723,7 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 		sla_dur_fmt(w ? w->downtime : 0, d, sizeof d);
 		pct_fmt(w != NULL, w ? w->availability : 0, p, sizeof p);
 		fprintf(f, "%-8s %6zu %5zu  %-18s %14s %13s %8s %6zu %7s\n", sla_scope_name((enum sla_scope)s), ss.units,
-			ss.down, w && w->downtime ? r->l->u[s][ss.worst].name : "-", d, p, tg, ss.below, cr);
+			ss.down, ts_str(w && w->downtime ? r->l->u[s][ss.worst].name : "-"), d, p, tg, ss.below, cr);
 	}
 	fprintf(f, "(worst: the lowest availability of the scope; credit: its tier)\n");
 	fprintf(f, "\ncredits: %.4f%% of the period's fee (GPU-weighted; per node the highest of its scopes, cap %g%%), "
@@ -740,7 +742,7 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 		if (!r->verbose && shown >= 20)
 			continue;
 		shown++;
-		fprintf(f, "  %-20s %g%% (from its %s)\n", r->l->u[SC_NODE][n].name, res->node_credit[n],
+		fprintf(f, "  %-20s %g%% (from its %s)\n", ts_str(r->l->u[SC_NODE][n].name), res->node_credit[n],
 			sla_scope_name(res->node_credit_from[n]));
 	}
 	if (owed > shown)
@@ -753,7 +755,7 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 		fprintf(f, "%s%s below %g%%", first ? " (" : ", ", sla_scope_name((enum sla_scope)s), lv->termination[s]);
 		for (size_t u = 0; u < res->n[s]; u++)
 			if (res->r[s][u].below_termination == 1)
-				fprintf(f, ": %s at %.4f%%", r->l->u[s][u].name, res->r[s][u].availability);
+				fprintf(f, ": %s at %.4f%%", ts_str(r->l->u[s][u].name), res->r[s][u].availability);
 		first = 0;
 	}
 	fprintf(f, "%s\n", first ? " (no threshold in this level)" : ")");
@@ -769,8 +771,8 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 			sla_dur_fmt(x->downtime, d, sizeof d);
 			pct_fmt(x->known, x->availability, p, sizeof p);
 			const char *pn = parent_name(r->l, (enum sla_scope)s, u);
-			fprintf(f, "  %-7s %-20s %s%s%s %s, %s", sla_scope_name((enum sla_scope)s), r->l->u[s][u].name,
-				pn ? "(" : "", pn ? pn : "", pn ? ")" : "", d, p);
+			fprintf(f, "  %-7s %-20s %s%s%s %s, %s", sla_scope_name((enum sla_scope)s), ts_str(r->l->u[s][u].name),
+				pn ? "(" : "", ts_str(pn ? pn : ""), pn ? ")" : "", d, p);
 			if (x->excluded) {
 				char e[48];
 				sla_dur_fmt(x->excluded, e, sizeof e);
@@ -798,30 +800,30 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 			size_t k;
 			json_t *m;
 			json_array_foreach(json_object_get(in, "malformed"), k, m)
-				fprintf(f, "  %-22s %s: %s\n", "malformed", json_string_value(json_object_get(m, "source")),
-					json_string_value(json_object_get(m, "why")));
+				fprintf(f, "  %-22s %s: %s\n", "malformed", ts_str(json_string_value(json_object_get(m, "source"))),
+					ts_str(json_string_value(json_object_get(m, "why"))));
 		}
 		size_t cap = r->verbose ? (size_t)-1 : 200;
 		for (size_t q = 0; q < res->nissues && q < cap; q++) {
 			const struct sla_issue *is = &res->issues[q];
-			fprintf(f, "  %-22s %s: %s\n", sla_issue_name(is->kind), issue_source(r, is), is->why);
+			fprintf(f, "  %-22s %s: %s\n", sla_issue_name(is->kind), ts_str(issue_source(r, is)), ts_str(is->why));
 		}
 		if (res->nissues > cap)
 			fprintf(f, "  ... %zu more (-v lists them all; --json has them)\n", res->nissues - cap);
 		size_t k;
 		json_t *m;
 		json_array_foreach(r->l->warnings, k, m)
-			fprintf(f, "  %-22s %s\n", "layout", json_string_value(m));
+			fprintf(f, "  %-22s %s\n", "layout", ts_str(json_string_value(m)));
 		json_array_foreach(r->inputs, i, in)
 			json_array_foreach(json_object_get(in, "notes"), k, m)
-				fprintf(f, "  %-22s %s: %s\n", "note", json_string_value(json_object_get(m, "source")),
-					json_string_value(json_object_get(m, "note")));
+				fprintf(f, "  %-22s %s: %s\n", "note", ts_str(json_string_value(json_object_get(m, "source"))),
+					ts_str(json_string_value(json_object_get(m, "note"))));
 	}
 	if (r->nall > 1) {
 		fprintf(f, "\nlevels compared (the same history):\n");
 		for (size_t q = 0; q < r->nall; q++) {
 			const struct sla_result *x = r->all[q];
-			fprintf(f, "  %-10s credit %8.4f%% (%.3f GPU-hours)", x->level->name, x->credit_pct_weighted,
+			fprintf(f, "  %-10s credit %8.4f%% (%.3f GPU-hours)", ts_str(x->level->name), x->credit_pct_weighted,
 				x->credit_gpu_hours);
 			for (int s = 0; s < SC__COUNT; s++) {
 				struct scope_sum ss;

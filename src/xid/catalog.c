@@ -1,6 +1,7 @@
 /* Xid catalog loader.  The JSON tree stays alive with the catalog and the
  * lookup structures point into it, so no string is copied. */
 #include "xid/catalog.h"
+#include "core/readfile.h"
 #include "core/strbuf.h"
 
 #include <ctype.h>
@@ -364,27 +365,20 @@ bad:
 
 struct xid_catalog *xid_catalog_load(const char *path, char **err)
 {
-	struct strbuf sb = STRBUF_INIT;
-	char chunk[8192];
-	size_t n;
-	FILE *f;
+	char *text = NULL, *rerr = NULL;
+	size_t len = 0;
 
 	if (err)
 		*err = NULL;
-	f = fopen(path, "rb");
-	if (!f) {
-		fail(err, "%s: %s", path, strerror(errno));
+	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
+	if (read_input(path, INPUT_POLICY, &text, &len, &rerr) != 0) {
+		if (err)
+			*err = rerr;
+		else
+			free(rerr);
 		return NULL;
 	}
-	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
-		sb_add(&sb, chunk, n);
-	if (ferror(f)) {
-		fclose(f);
-		sb_free(&sb);
-		fail(err, "%s: read error", path);
-		return NULL;
-	}
-	fclose(f);
+	struct strbuf sb = { text, len, len + 1 };
 	struct xid_catalog *c = xid_catalog_parse(sb_str(&sb), sb.len, err);
 	sb_free(&sb);
 	if (!c && err && *err) {

@@ -8,7 +8,7 @@
 # kept), Ctrl-C cancelling the srun step, and the two-node lock test: PASS
 # with real locks, FAIL when the test hook CMAX_BENCH_LOCK_NOOP=1 makes the
 # workers skip the lock (the detector can fail).
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 . "$SRCDIR/tests/slurm/fleet-lib.sh"
 export CMAX_DATADIR=$SRCDIR/data
 PY=${PYTHON:-/usr/bin/python3}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The command line: usage errors and their exit codes, targets and the
 # confirmation prompt, --show / --dry-run plans, the run directory, review.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 PY=${PYTHON:-/usr/bin/python3}
 H=$SRCDIR/tests/fixtures/hosts
 

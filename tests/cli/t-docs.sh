@@ -6,7 +6,7 @@
 # fixture hosts) are generated from the check table and the fixture corpus
 # and must match them; --active is described for what it does, which the
 # dry-run plan reports; every fixture host is in tests/fixtures/README.md.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 man_opts() { grep -oE '\\-\\-[a-z][a-z\\-]*' "$1" | sed 's/\\//g' | sort -u; }
 help_opts() { grep -oE -- '--[a-z][a-z-]*' | sort -u; }
 "$CMAX" audit --help | help_opts >"$TMP/h"

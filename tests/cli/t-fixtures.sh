@@ -4,7 +4,7 @@
 # (audit.out, -vvv) with the goldens. CMAX_UPDATE_GOLDEN=1 rewrites them.
 # Also: the JSON contract holds, no unrecorded tool invocation happened, and
 # every check has a PASS and a FAIL-or-WARN case somewhere in the corpus.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 
 normalize_json() { # durations and the fixture path vary; nothing else may
 	sed -E -e 's/"(duration_ms|timeout_ms)": [0-9]+/"\1": 0/' \

@@ -77,7 +77,8 @@ kill -0 "$WPID" 2>/dev/null && ok "watch keeps running while the source is down"
 # back, with a new event in it: read from its start and reported
 echo "$X48" >"$L"
 check "back: source_up 1 again" wait_for 4 sh -c "grep -q '^cmax_health_source_up 1' $TMP/ro/prom/cmax_health.prom"
-check "back: stderr says it can be read again" grep -q "the log can be read again: $L" "$TMP/ro/err"
+# the textfile is written before the pass prints its report: wait for the line
+check "back: stderr says it can be read again" wait_for 2 grep -q "the log can be read again: $L" "$TMP/ro/err"
 check "back: the new Xid 48 in it is reported" \
 	wait_for 3 sh -c "[ \$($PY -c \"import json;print(sum(1 for l in open('$TMP/ro/out') if json.loads(l)['node_action'] and '0000:3b:00' in json.loads(l)['node_action']['reason']))\") = 1 ]"
 # a rotation (rename, then a new file at once) is no outage
@@ -170,7 +171,9 @@ else
 	not_ok "Xid 79 drained node1"; diag <"$TMP/watch.err"
 fi
 check "reason names the Xid" sh -c "sinfo -h -R -n node1 -o %E | grep -q '^cmax: Xid 79 on 0000:5a:00 at .*Z (reboot)$'"
-check "/metrics says drained" sh -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^cmax_health_node_drained 1'"
+# the server answers off the watch loop (httpd.c): the text of a pass is
+# published when the pass ends, a moment after its drain command ran
+check "/metrics says drained" wait_for 3 sh -c "curl -sf http://127.0.0.1:$PORT/metrics | grep -q '^cmax_health_node_drained 1'"
 
 # Rotation: the log is moved away and a new one starts; after the operator
 # returned the node, a 79 in the new file drains it again.

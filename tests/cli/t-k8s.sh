@@ -6,7 +6,7 @@
 # collector and the cluster-scope checks against real API shapes, not tests
 # of Kubernetes. Each profile's `expect` names the status every k8s check
 # must reach; secrets planted in the responses must never reach the output.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 FX=$SRCDIR/tests/fixtures/k8s
 PY=${PYTHON:-/usr/bin/python3}
 
@@ -132,4 +132,23 @@ api_fails() { # name, status wanted, kubectl's stderr line
 }
 api_fails unreachable ERROR "Unable to connect to the server: dial tcp 203.0.113.10:6443: i/o timeout"
 api_fails unauthorized SKIP "error: You must be logged in to the server (Unauthorized)"
+
+# An empty path is never meant: --sysroot "" used to audit the live host
+# instead of the tree. Each empty path option is a usage error (64), named
+# on stderr, before anything runs (no kubectl call, no run directory).
+empty_opt() { # option [more args...]
+	local opt=$1 out=$TMP/empty${1//-/_}; shift
+	run_k8s healthy "$out" --yes --json --output-dir "$out/run" "$opt" "" "$@"
+	check "$opt \"\": exit 64 (got $(cat "$out/rc"))" test "$(cat "$out/rc")" = 64
+	check "$opt \"\": stderr names the option" grep -q -- "$opt wants a value, not an empty string" "$out/stderr"
+	check "$opt \"\": nothing was run or written" test ! -e "$out/run" -a ! -s "$out/stdout"
+}
+empty_opt --sysroot
+empty_opt --output-dir
+empty_opt --minimums
+empty_opt --kubeconfig
+empty_opt --context
+empty_opt --node-image
+empty_opt --node-cmd
+empty_opt --output-file --dry-run -o json
 done_testing

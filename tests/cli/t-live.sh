@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real thing on the machine running the tests (CI has no GPU): the
 # contract holds, the engine reports no ERROR, GPU checks SKIP with a reason.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 PY=${PYTHON:-/usr/bin/python3}
 t0=$(date +%s%N)
 "$CMAX" audit --yes --json --output-dir "$TMP/run" >"$TMP/live.json" 2>"$TMP/err" </dev/null

@@ -6,7 +6,7 @@
 # the file and the JSON pointer; the unmutated copies still work. Then:
 # python3-jsonschema and cmax's validator agree on every shipped file, and
 # the documents cmax writes validate with cmax's validator too.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 PY=${PYTHON:-/usr/bin/python3}
 H=$SRCDIR/tests/fixtures/hosts
 VALIDATE=$BUILD/test_jschema

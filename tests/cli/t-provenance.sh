@@ -3,7 +3,7 @@
 # by tests/contract/provenance.py: first the checker itself on small files
 # built to pass or to fail one rule each, then every shipped data file, one
 # assertion per file with its problems as diagnostics.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 PY=${PYTHON:-python3}
 PROV="$SRCDIR/tests/contract/provenance.py"
 D="$TMP/data"

@@ -3,7 +3,7 @@
 # one crashes. The audit finishes within its budget, records each as
 # evidence, and still writes its reports; a tight global budget cuts the rest
 # short with exit 75 and the reports still written.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 PY=${PYTHON:-/usr/bin/python3}
 t0=$(date +%s)
 run_fixture hostile-tools "$TMP/a" --local --yes --json --tool-timeout 2 --output-dir "$TMP/a/run"

@@ -15,7 +15,7 @@
 # and said so: ssh
 # (no sshd) is a script on PATH, Lmod is LMOD_CMD/MODULEPATH in the
 # environment.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 . "$SRCDIR/tests/slurm/fleet-lib.sh"
 PY=${PYTHON:-/usr/bin/python3}
 

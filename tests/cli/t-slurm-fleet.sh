@@ -7,7 +7,7 @@
 # an allocation and auto-detected inside one, the merged report and its
 # contract, drift findings naming the outlier, and nodes that hang, fail or
 # send half a document.
-. "$SRCDIR/tests/lib/tap.sh"
+. "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 . "$SRCDIR/tests/slurm/fleet-lib.sh"
 PY=${PYTHON:-/usr/bin/python3}
 
@@ -178,4 +178,37 @@ half a document is named incomplete ::: "incomplete document" in row("orchestrat
 a failing node is named with srun's word on it ::: "exit code 3" in row("orchestration.fleet-coverage", "node3")["summary"]
 one node answered: drift SKIPs, nothing to compare ::: all(r["status"] == "SKIP" and "only node1" in r["summary"] for r in rows if "drift" in r["id"])
 EOF
+# 5. Ctrl-C while the step runs: the SIGINT reaches srun (src/core/interrupt.h
+# passes it on to the runner's process group), so Slurm cancels the step; the
+# audit exits 130 with a report that says it is partial, and leaves no job.
+fleet_map '*=@hang'
+R=$TMP/sigint
+mkdir -p "$R"
+"$CMAX" audit --slurm --yes --json --node-cmd "$FLEET_WRAP" --output-dir "$R/run" --nodes 'node[1-3]' \
+	--node-timeout 60 >"$R/stdout" 2>"$R/stderr" </dev/null &
+pid=$!
+for _ in $(seq 100); do
+	[ -n "$(squeue -h -n cmax-node-collect 2>/dev/null)" ] && break
+	sleep 0.1
+done
+sleep 1 # the step's tasks started on the nodes
+t0=$(date +%s)
+kill -INT "$pid"
+wait "$pid"
+rc=$? el=$(($(date +%s) - t0))
+check "SIGINT during the srun step: exit 130 within 15 s (got $rc after $el s)" test "$rc" = 130 -a "$el" -le 15
+[ "$rc" = 130 ] || diag <"$R/stderr"
+gone=0
+for _ in $(seq 100); do
+	[ -z "$(squeue -h 2>/dev/null)" ] && { gone=1; break; }
+	sleep 0.1
+done
+check "SIGINT during the srun step: Slurm cancelled the step, no job left" test "$gone" = 1
+check "SIGINT during the srun step: no srun left behind" test -z "$(pgrep -f 'job-name=cmax-node-collect' 2>/dev/null)"
+res=$(ls "$R"/run/audit.results.json "$R"/run/*/audit.results.json 2>/dev/null | head -1)
+if [ -n "$res" ] && "$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if d.get("partial") is True and d.get("interrupted_by") == "SIGINT" else 1)' "$res"; then
+	ok "SIGINT during the srun step: the results say partial, interrupted by SIGINT"
+else
+	not_ok "SIGINT during the srun step: the results say partial, interrupted by SIGINT"; ls -R "$R/run" | diag
+fi
 done_testing

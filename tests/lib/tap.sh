@@ -12,7 +12,7 @@ check() { # description, command...
 }
 diag() { sed 's/^/# /'; }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
-TMP=$(mktemp -d /tmp/cmax-t.XXXXXX)
+TMP=$(mktemp -d /tmp/cmax-t.XXXXXX) && [ -d "$TMP" ] || exit 1  # every test path is under TMP: never run with it empty
 trap 'rm -rf "$TMP"' EXIT
 
 # Fixture host runner: sets up the fake-command PATH and the pinned clock.
