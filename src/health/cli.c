@@ -154,16 +154,6 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static int posint(const char *s, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < 1 || v > 86400)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 /* One log source per run: a second, different source option is a usage
  * error, not "the last one wins" (a HealthCheckProgram line that names
  * --kmsg and --journal watches one of them and says nothing). */
@@ -189,6 +179,7 @@ static int parse_opts(int argc, char **argv, struct hopts *o)
 {
 	int c;
 	const char *src_opt = NULL;	/* the source option given, for set_source */
+	char nperr[NP_ERR_MAX];
 
 	memset(o, 0, sizeof(*o));
 	o->src.kind = HSRC_KMSG;
@@ -237,14 +228,14 @@ static int parse_opts(int argc, char **argv, struct hopts *o)
 		case OPT_LISTEN: o->listen = optarg; break;
 		case OPT_CATALOG: o->catalog_path = optarg; break;
 		case OPT_HEARTBEAT:
-			if (posint(optarg, &o->heartbeat_s) < 0) {
-				fprintf(stderr, "cmax health: --heartbeat wants 1..86400 seconds\n");
+			if (np_int("--heartbeat", optarg, 1, 86400, &o->heartbeat_s, nperr) != 0) {
+				fprintf(stderr, "cmax health: %s\n", nperr);
 				return -1;
 			}
 			break;
 		case OPT_TIMEOUT:
-			if (posint(optarg, &o->timeout_s) < 0) {
-				fprintf(stderr, "cmax health: --timeout wants 1..86400 seconds\n");
+			if (np_int("--timeout", optarg, 1, 86400, &o->timeout_s, nperr) != 0) {
+				fprintf(stderr, "cmax health: %s\n", nperr);
 				return -1;
 			}
 			break;
@@ -977,7 +968,8 @@ static int load_policy(struct hctx *h)
 	}
 	h->policy = datafile_load_json(path, &err);
 	if (!h->policy) {
-		fprintf(stderr, "cmax health: policy %s: %s\n", path, err);
+		/* err names the file already (core/datafile.h) */
+		fprintf(stderr, "cmax health: policy %s\n", err);
 		free(err);
 		free(path);
 		return access(h->o.policy_path ? h->o.policy_path : "", F_OK) < 0 && h->o.policy_path ?

@@ -56,9 +56,10 @@ check "--listen without a port: 64 (rc $r)" test "$r" = 64
 r=$(hrc 5 watch "${W[@]}" --listen 192.0.2.1:$PORT)
 check "--listen on an address this host does not have (TEST-NET-1): 69 (rc $r)" test "$r" = 69
 "$PY" -c "import socket,sys,time
-s=socket.socket(); s.bind(('127.0.0.1',$((PORT + 1)))); s.listen(); open(sys.argv[1],'w').close(); time.sleep(4)" "$TMP/busy" &
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1); s.bind(('127.0.0.1',$((PORT + 1)))); s.listen(); open(sys.argv[1],'w').close(); time.sleep(4)" "$TMP/busy" &
 BPID=$!
-wait_for 5 test -e "$TMP/busy"
+# SO_REUSEADDR: earlier runs' connections in TIME_WAIT must not keep the holder from binding
+check "a listener holds the port" wait_for 5 test -e "$TMP/busy"
 r=$(hrc 5 watch "${W[@]}" --listen 127.0.0.1:$((PORT + 1)))
 check "--listen on a port in use: 69 (rc $r)" test "$r" = 69
 check "  the line says why" grep -q "Address already in use" "$TMP/e"
