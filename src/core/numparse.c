@@ -11,35 +11,23 @@
  * scripts"; cmax does not follow that inversion, and since cmax hands fio
  * the plain byte count it computed, fio's reading never applies. */
 #include "numparse.h"
+#include "termsafe.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef unsigned __int128 u128;
 
-/* The text as shown in a message: printable ASCII only, at most 40 chars
- * (a hostile argument must not reach the terminal raw). */
-static const char *shown(const char *s, char *buf, size_t n)
-{
-	size_t j = 0;
-	for (size_t i = 0; s && s[i] && j + 4 < n; i++) {
-		if (i == 40) {
-			memcpy(buf + j, "...", 3);
-			j += 3;
-			break;
-		}
-		unsigned char c = (unsigned char)s[i];
-		buf[j++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	buf[j] = 0;
-	return buf;
-}
-
 static int fail(char *err, const char *fmt, const char *opt, const char *s, const char *extra)
 {
-	char b[64];
-	if (err)
-		snprintf(err, NP_ERR_MAX, fmt, opt, shown(s, b, sizeof b), extra ? extra : "");
+	if (err) {
+		/* the argument as shown: escaped for a terminal (core/termsafe.h)
+		 * and cut to 44 bytes, so a hostile one never reaches it raw */
+		char *b = ts_oneline(s ? s : "", s ? strlen(s) : 0, 44);
+		snprintf(err, NP_ERR_MAX, fmt, opt, b, extra ? extra : "");
+		free(b);
+	}
 	return -1;
 }
 

@@ -74,7 +74,7 @@ static void test_sizes(void)
 	/* a hostile argument never reaches the message raw */
 	uint64_t v;
 	np_size("--size", "1\x1b]0;owned\x07", 1, NP_PIB, &v, err);
-	T_OK(!strchr(err, 0x1b) && !strchr(err, 0x07), "escape bytes shown as '?': %s", err);
+	T_OK(!strchr(err, 0x1b) && !strchr(err, 0x07), "escape bytes shown escaped: %s", err);
 	char longarg[300];
 	memset(longarg, '9', sizeof longarg - 1);
 	longarg[sizeof longarg - 1] = 0;
