@@ -78,7 +78,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)acc_path_get(doc, s);
 		(void)acc_path_number(doc, s, &x);
 		(void)acc_parse_duration(s, &secs);
-		(void)acc_parse_day(s);
 		json_decref(doc);
 		free(s);
 	}

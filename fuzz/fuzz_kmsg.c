@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "xid/catalog.h"
 #include "xid/classify.h"
 #include "xid/kmsg.h"
@@ -43,6 +44,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	/* the whole input as one line: exercises the length cap */
 	kmsg_parse_line(buf, size, &ev);
+	/* every string of an event is terminal-safe (kmsg.h) */
+	const char *f[] = { ev.pci, ev.name, ev.msg, ev.subcomp, ev.uuid };
+	for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+		if (!ts_is_safe(f[i], strlen(f[i]), 0))
+			abort();
 
 	/* a policy that overrides a few codes, to cover that branch too */
 	json_t *ov = json_pack("{s:s,s:s}", "79", "drain_and_reset", "20034", "none");

@@ -4,7 +4,7 @@
  * timeline, 'f' CSV, 'g' JSON events, 'h' detection then that parser;
  * other bytes wrap around. Every string kept must be valid for JSON, every
  * interval inside the period, every number finite. */
-#include "sla/model.h"
+#include "parse/sla_formats.h"
 #include "sla/report.h"
 #include <math.h>
 #include <stdint.h>

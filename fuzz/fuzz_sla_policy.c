@@ -3,7 +3,7 @@
  * 'c' a levels file, 'd' a custom level over the fixed policy; other
  * bytes wrap around. A file is either refused with a message or yields a
  * structure the engine can run on. */
-#include "sla/model.h"
+#include "sla/engine.h"
 #include "core/yamljson.h"
 #include <stdint.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * 'h' GRES count and reason split); the rest is the text. */
 #include "parse/slurm.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,14 +18,14 @@ static void dump(json_t *j)
 	json_decref(j);
 }
 
-/* Every string of a node line is terminated printable ASCII. */
+/* Every string of a node line is terminated and terminal-safe (valid
+ * UTF-8, no control: escaping it again changes nothing). */
 static void check_line(const struct slurm_node_line *n)
 {
 	const char *f[] = { n->name, n->state, n->reason, n->reason_user, n->reason_time, n->boot_time };
 	for (size_t i = 0; i < sizeof(f) / sizeof(*f); i++)
-		for (const char *p = f[i]; *p; p++)
-			if (*p < 0x20 || *p > 0x7e)
-				abort();
+		if (!ts_is_safe(f[i], strlen(f[i]), 0))
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -44,7 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (seen != n)
 		abort();
-	struct result *r = result_new(NULL, "fuzz");
+	struct result *r = result_new(NULL, NULL, NULL, "fuzz");
 	meta_grade_node_lock(r, "flock", outs, got, NULL, 4, 100, n ? 7 : -1);
 	if (!r->summary || r->status >= ST__COUNT)
 		abort();

@@ -1,6 +1,7 @@
 /* Fuzz the terminal escaper and the URL redactor: any bytes give output
- * with no raw control byte, no C1 control, valid UTF-8, and the one-line
- * form has no line break and respects its cap. */
+ * with no raw control byte, no C1 control, valid UTF-8, the one-line
+ * form has no line break and respects its cap, and a fixed field holds
+ * whole escapes of the input it took. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	check_display(one, strlen(one), 0);
 	free(one);
+
+	/* a fixed field: terminated inside it, whole escapes only, and when
+	 * all the input was taken it is the full escaped form */
+	char field[40];
+	size_t n = size % sizeof field + 1;
+	memset(field, 'X', sizeof field);
+	size_t took = ts_copy(field, n, s, size, TS_KEEP_TAB);
+	if (took > size || !memchr(field, 0, n))
+		abort();
+	check_display(field, strlen(field), TS_KEEP_TAB);
+	struct strbuf full = STRBUF_INIT;
+	ts_add(&full, s, took, TS_KEEP_TAB);
+	if (strcmp(sb_str(&full), field) != 0)
+		abort(); /* the field is the escaped form of the input it took */
+	sb_free(&full);
 
 	char *z = xstrndup(s, size); /* up to the first NUL, as callers pass it */
 	char *r = redact_urls(z);

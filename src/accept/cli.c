@@ -7,9 +7,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,13 +26,17 @@
 #include "accept/verdict.h"
 #include "core/argv.h"
 #include "core/clock.h"
+#include "core/timefmt.h"
 #include "core/datafile.h"
+#include "core/error.h"
 #include "core/exitcodes.h"
 #include "core/interrupt.h"
+#include "core/options.h"
 #include "core/outfile.h"
 #include "core/policyfile.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
+#include "core/suggest.h"
 #include "core/termsafe.h"
 #include "evidence/evidence.h"
 #include "report/report.h"
@@ -45,54 +50,53 @@
 
 struct opts {
 	const char *plan;
-	const char **vars;
-	size_t nvars;
-	const char **only;
-	size_t nonly;
-	const char **from;
-	size_t nfrom;
+	struct opt_list vars, only, from;
 	const char *previous, *date, *output_file, *output_dir;
 	int dry_run, yes, json, verbose;
 };
 
-static void usage(FILE *out)
-{
-	fputs("usage: cmax accept PLAN [options]\n"
-	      "\n"
-	      "Runs an acceptance plan (a YAML or JSON file, schema cmax.accept.plan/1) or judges\n"
-	      "existing result documents against it: PASS, FAIL or INCOMPLETE per test with every\n"
-	      "criterion, the retest list and the verdict ACCEPTED, NOT ACCEPTED or RETEST REQUIRED.\n"
-	      "PLAN may also name a shipped plan: hgx-8gpu or nvl72 (data/accept/).\n"
-	      "\n"
-	      "Plan:\n"
-	      "      --var KEY=VALUE     set a plan variable (${KEY} in the tests' args); repeatable\n"
-	      "      --only ID[,ID]      run or judge only these tests (the verdict still covers all)\n"
-	      "      --dry-run           print every command a run would start, run and write nothing\n"
-	      "  -y, --yes               run tests that write files, inject faults or reboot nodes\n"
-	      "                          without asking (needed without a terminal)\n"
-	      "\n"
-	      "Evidence:\n"
-	      "      --from-results P    judge these documents instead of running (a file, an audit run\n"
-	      "                          directory, or a directory of *.json); repeatable\n"
-	      "      --output-dir DIR    where a run keeps each test's document and accept.json\n"
-	      "                          (default ./cmax-accept-<UTC timestamp>/; must be new or empty)\n"
-	      "\n"
-	      "Retest:\n"
-	      "      --previous FILE     the JSON of the earlier attempt: gives the attempt number, and\n"
-	      "                          only the tests it lists for retest run again\n"
-	      "      --date YYYY-MM-DD   the date of this attempt (default: today; with --from-results\n"
-	      "                          the newest started_at of the documents)\n"
-	      "\n"
-	      "Output:\n"
-	      "      --json              the cmax.accept/1 document on stdout\n"
-	      "      --output-file PATH  also write that document to PATH\n"
-	      "  -v, --verbose           every criterion (-vv: the rows and documents read)\n"
-	      "  -h, --help              this help\n"
-	      "\n"
-	      "Exit status: 0 accepted (and --dry-run), 2 not accepted or retest required,\n"
-	      "64 usage, 65 bad plan or result file, 66 missing file, 73 cannot write, 130 interrupted (143 SIGTERM, 129 SIGHUP).\n",
-	      out);
-}
+#define AO(f) offsetof(struct opts, f)
+const struct opt_def accept_options[] = {
+	{ "var", 0, OPT_LIST, AO(vars), "KEY=VALUE", "set a plan variable (${KEY} in the tests' args); repeatable", NULL,
+	  0, 0, NULL, NULL, 0 },
+	{ "only", 0, OPT_LIST, AO(only), "ID[,ID]", "run or judge only these tests (the verdict still covers all)", NULL,
+	  0, 0, NULL, NULL, 0 },
+	OPTION_DRY_RUN(struct opts, dry_run),
+	OPTION_YES(struct opts, yes),
+	{ "from-results", 0, OPT_LIST, AO(from), "P", "judge these documents instead of running; repeatable", NULL, 0, 0,
+	  NULL, NULL, OPTF_PATH },
+	{ "output-dir", 0, OPT_STRING, AO(output_dir), "DIR", "where a run keeps each test's document and accept.json",
+	  "./cmax-accept-<UTC timestamp>/", 0, 0, NULL, NULL, OPTF_DIR },
+	{ "previous", 0, OPT_STRING, AO(previous), "FILE", "the JSON of the earlier attempt (a retest)", NULL, 0, 0, NULL,
+	  NULL, OPTF_PATH },
+	{ "date", 0, OPT_STRING, AO(date), "YYYY-MM-DD", "the date of this attempt", "today", 0, 0, NULL, NULL, 0 },
+	OPTION_JSON(struct opts, json),
+	OPTION_OUTPUT_FILE(struct opts, output_file),
+	OPTION_VERBOSE(struct opts, verbose),
+	OPTION_END,
+};
+#undef AO
+
+static const char accept_help_head[] =
+	"usage: cmax accept PLAN [options]\n"
+	"\n"
+	"Runs an acceptance plan (a YAML or JSON file, schema cmax.accept.plan/1) or judges\n"
+	"existing result documents against it: PASS, FAIL or INCOMPLETE per test with every\n"
+	"criterion, the retest list and the verdict ACCEPTED, NOT ACCEPTED or RETEST REQUIRED.\n"
+	"PLAN may also name a shipped plan: hgx-8gpu or nvl72 (data/accept/).\n"
+	"\n"
+	"--yes runs tests that write files, inject faults or reboot nodes without asking\n"
+	"(needed without a terminal). --from-results takes a file, an audit run directory or\n"
+	"a directory of *.json. A run's --output-dir must be new or empty. --previous gives\n"
+	"the attempt number, and only the tests it lists for retest run again. --date\n"
+	"defaults to today; with --from-results, to the newest started_at of the documents.\n"
+	"--json prints the cmax.accept/1 document; -v shows every criterion (-vv: the rows\n"
+	"and documents read).\n"
+	"\n"
+	"Options:\n";
+static const char accept_help_tail[] =
+	"Exit status: 0 accepted (and --dry-run), 2 not accepted or retest required,\n"
+	"64 usage, 65 bad plan or result file, 66 missing file, 73 cannot write, 130 interrupted (143 SIGTERM, 129 SIGHUP).\n";
 
 static int uerr(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int uerr(const char *fmt, ...)
@@ -106,62 +110,25 @@ static int uerr(const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static void push(const char ***arr, size_t *n, const char *v)
+/* Parse: 0, -1 after --help, or an exit code. The lists stay in p (the
+ * caller releases it); the plan is borrowed from argv. */
+static int parse(int argc, char **argv, struct opts *o, struct opt_parser *p)
 {
-	*arr = xrealloc(*arr, (*n + 1) * sizeof **arr);
-	(*arr)[(*n)++] = v;
-}
-
-enum { O_VAR = 256, O_ONLY, O_DRY, O_FROM, O_PREV, O_DATE, O_JSON, O_OUTFILE, O_OUTDIR };
-
-static int parse(int argc, char **argv, struct opts *o)
-{
-	static const struct option longopts[] = {
-		{ "var", required_argument, NULL, O_VAR },
-		{ "only", required_argument, NULL, O_ONLY },
-		{ "dry-run", no_argument, NULL, O_DRY },
-		{ "yes", no_argument, NULL, 'y' },
-		{ "from-results", required_argument, NULL, O_FROM },
-		{ "previous", required_argument, NULL, O_PREV },
-		{ "date", required_argument, NULL, O_DATE },
-		{ "json", no_argument, NULL, O_JSON },
-		{ "output-file", required_argument, NULL, O_OUTFILE },
-		{ "output-dir", required_argument, NULL, O_OUTDIR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "yvh", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_VAR: push(&o->vars, &o->nvars, optarg); break;
-		case O_ONLY: push(&o->only, &o->nonly, optarg); break;
-		case O_DRY: o->dry_run = 1; break;
-		case 'y': o->yes = 1; break;
-		case O_FROM: push(&o->from, &o->nfrom, optarg); break;
-		case O_PREV: o->previous = optarg; break;
-		case O_DATE: o->date = optarg; break;
-		case O_JSON: o->json = 1; break;
-		case O_OUTFILE: o->output_file = optarg; break;
-		case O_OUTDIR: o->output_dir = optarg; break;
-		case 'v': o->verbose++; break;
-		case 'h': usage(stdout); return -1;
-		default:
-			return uerr("unknown or incomplete option '%s' (see cmax accept --help)", argv[optind - 1]);
-		}
-	}
-	if (optind >= argc)
+	*p = (struct opt_parser){ .cmd = "accept", .defs = accept_options, .dst = o, .max_positional = -1,
+				  .help_head = accept_help_head, .help_tail = accept_help_tail };
+	int rc = opt_parse_result(opt_parse(p, argc, argv));
+	if (rc)
+		return rc;
+	if (!p->npositional)
 		return uerr("%s", "name the acceptance plan: cmax accept PLAN (see cmax accept --help)");
-	o->plan = argv[optind++];
-	if (optind < argc)
-		return uerr("one plan at a time; unexpected '%s'", argv[optind]);
-	if (o->dry_run && o->nfrom)
+	o->plan = p->positional[0];
+	if (p->npositional > 1)
+		return uerr("one plan at a time; unexpected '%s'", p->positional[1]);
+	if (o->dry_run && o->from.n)
 		return uerr("%s", "--dry-run shows what a run would start; --from-results runs nothing");
-	if (o->output_dir && o->nfrom)
+	if (o->output_dir && o->from.n)
 		return uerr("%s", "--output-dir is where a run writes; --from-results runs nothing");
-	if (o->date && acc_parse_day(o->date) < 0)
+	if (o->date && time_parse_day(o->date) < 0)
 		return uerr("--date wants YYYY-MM-DD, not '%s'", o->date);
 	return 0;
 }
@@ -187,6 +154,34 @@ static char *resolve_plan(const char *name)
 		free(p);
 	}
 	return xstrdup(name);
+}
+
+/* The shipped plan nearest a name that is neither a file nor a shipped
+ * plan (core/suggest.h), malloc'd, or NULL. */
+static char *shipped_plan_hint(const char *name)
+{
+	char *dir = datafile_path("accept");
+	DIR *d = opendir(dir);
+	free(dir);
+	if (!d)
+		return NULL;
+	char **names = NULL;
+	size_t n = 0;
+	for (struct dirent *e; (e = readdir(d));) {
+		char *dot = strrchr(e->d_name, '.');
+		if (e->d_name[0] == '.' || !dot || (strcmp(dot, ".yaml") && strcmp(dot, ".json")))
+			continue;
+		names = xrealloc(names, (n + 2) * sizeof *names);
+		names[n++] = xstrndup(e->d_name, (size_t)(dot - e->d_name));
+		names[n] = NULL;
+	}
+	closedir(d);
+	const char *best = names ? suggest(name, (const char *const *)names) : NULL;
+	char *hint = best ? xstrdup(best) : NULL;
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return hint;
 }
 
 /* ---- signals: forwarded to the running test ------------------------------------------ */
@@ -261,7 +256,7 @@ static int load_input(struct ev_set *s, const char *path, json_t *ignored, char 
 	int rundir = S_ISDIR(st.st_mode) && is_file(runfile);
 	free(runfile);
 	if (!S_ISDIR(st.st_mode) || rundir)
-		return ev_load(s, path, err);
+		return exit_code_for(ev_load(s, path, err));
 	DIR *d = opendir(path);
 	if (!d) {
 		*err = xasprintf("--from-results %s: %s", path, strerror(errno));
@@ -288,7 +283,7 @@ static int load_input(struct ev_set *s, const char *path, json_t *ignored, char 
 		}
 		json_t *root = NULL;
 		/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
-		int lrc = ev_load_json(names[i], &root, err);
+		int lrc = exit_code_for(ev_load_json(names[i], &root, err));
 		const char *schema = json_string_value(json_object_get(root, "schema"));
 		if (lrc) {
 			rc = lrc;
@@ -300,7 +295,7 @@ static int load_input(struct ev_set *s, const char *path, json_t *ignored, char 
 			json_array_append_new(ignored, x);
 			json_decref(root);
 		} else {
-			rc = ev_add_json(s, root, names[i], err);
+			rc = exit_code_for(ev_add_json(s, root, names[i], err));
 		}
 		free(names[i]);
 	}
@@ -448,7 +443,7 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	if (root) {
 		size_t before = s->ndocs;
 		char *aerr = NULL;
-		if (ev_add_json(s, root, docpath, &aerr) == 0 && s->ndocs == before + 1)
+		if (ev_add_json(s, root, docpath, &aerr) == CE_OK && s->ndocs == before + 1)
 			docs.d[docs.n++] = s->docs[before];
 		else {
 			perr = xasprintf("its output is not a result document (%s)", aerr ? aerr : "?");
@@ -519,10 +514,10 @@ static int make_outdir(const char *dir)
 
 static int selected(const struct opts *o, const char *id)
 {
-	if (!o->nonly)
+	if (!o->only.n)
 		return 1;
-	for (size_t i = 0; i < o->nonly; i++) {
-		const char *p = o->only[i];
+	for (size_t i = 0; i < o->only.n; i++) {
+		const char *p = o->only.v[i];
 		size_t n = strlen(id);
 		while (*p) {
 			size_t l = strcspn(p, ",");
@@ -534,10 +529,25 @@ static int selected(const struct opts *o, const char *id)
 	return 0;
 }
 
+/* "--only nccl-alltoal: the plan has no such test (did you mean ...?)" */
+static int unknown_test(const struct acc_plan *p, const char *id, size_t len)
+{
+	const char **ids = xcalloc(p->ntests + 1, sizeof *ids);
+	for (size_t k = 0; k < p->ntests; k++)
+		ids[k] = p->tests[k].id;
+	char *word = xstrndup(id, len);
+	const char *best = suggest(word, ids);
+	int rc = best ? uerr("--only %s: the plan has no such test (did you mean '%s'?)", ts_str(word), best)
+		      : uerr("--only %s: the plan has no such test", ts_str(word));
+	free(word);
+	free(ids);
+	return rc;
+}
+
 static int check_only(const struct opts *o, const struct acc_plan *p)
 {
-	for (size_t i = 0; i < o->nonly; i++) {
-		const char *q = o->only[i];
+	for (size_t i = 0; i < o->only.n; i++) {
+		const char *q = o->only.v[i];
 		/* "" or a trailing comma names no test: a typo, not "run nothing" */
 		if (!*q || q[strlen(q) - 1] == ',')
 			return uerr("%s", "--only: an empty test id (give ID[,ID...])");
@@ -550,7 +560,7 @@ static int check_only(const struct opts *o, const struct acc_plan *p)
 			if (!l)
 				return uerr("%s", "--only: an empty test id");
 			if (k == p->ntests)
-				return uerr("--only %.*s: the plan has no such test", (int)l, q);
+				return unknown_test(p, q, l);
 			q += l + (q[l] == ',');
 		}
 	}
@@ -642,7 +652,7 @@ static long newest_day(const struct ev_set *s)
 {
 	long best = -1;
 	for (size_t i = 0; i < s->ndocs; i++) {
-		time_t t = clock_parse_iso(s->docs[i]->started_at);
+		time_t t = time_parse_iso(s->docs[i]->started_at);
 		if (t != (time_t)-1 && t / 86400 > best)
 			best = (long)(t / 86400);
 	}
@@ -660,272 +670,376 @@ static int output_file_ok(const char *path)
 	return EXIT_CANTCREAT;
 }
 
-int cmd_accept(int argc, char **argv)
-{
+/* One `cmax accept` run: what its phases share, released once by
+ * accept_cmd_release(); zeroed, every field is safe to release. */
+struct accept_cmd {
 	struct opts o;
-	memset(&o, 0, sizeof o);
-	int rc = parse(argc, argv, &o);
-	if (rc) {
-		free(o.vars);
-		free(o.only);
-		free(o.from);
-		return rc < 0 ? EXIT_OK : rc;
-	}
+	struct opt_parser parser;   /* owns o's lists */
+	char *plan_path;
 	struct acc_plan plan;
 	struct acc_prev prev;
+	int have_prev, attempt;
 	struct ev_set ev;
-	memset(&plan, 0, sizeof plan);
-	memset(&prev, 0, sizeof prev);
-	ev_init(&ev);
-	char *err = NULL;
-	char *plan_path = resolve_plan(o.plan);
-	size_t nt = 0;
-	char ***argvs = NULL, **cmds = NULL;
-	struct acc_test_res *res = NULL;
-	json_t **runs = NULL, *inputs = NULL, *ignored = NULL, *doc = NULL;
-	int *todo = NULL, *carried = NULL, have_prev = 0;
+	size_t nt;                  /* the plan's tests; every array below has nt + 1 */
+	int *todo, *carried;        /* run or judged now; passed in an earlier attempt */
+	char ***argvs;              /* run mode: the exact argv of each test */
+	char **cmds;                /* the command line of each test, for the report */
+	struct acc_test_res *res;
+	json_t **runs;              /* run mode: each test's run record */
+	json_t *inputs, *ignored;   /* --from-results: the paths, the files skipped */
+	char *outdir, *exe;
+	char stamp[32], started[32];
+	long day;
+	const char *date_source;
 	struct acc_decision dec;
-	memset(&dec, 0, sizeof dec);
-	char *outdir = NULL, *exe = NULL;
+	json_t *doc;
+	int wrc;                    /* a report that could not be written */
+};
 
-	struct stat pst;
-	if (stat(plan_path, &pst) == 0 && S_ISDIR(pst.st_mode)) {
-		fprintf(stderr, "cmax accept: %s: a directory, not a plan file\n", plan_path);
-		rc = EXIT_NOINPUT;
-		goto out;
+static void accept_cmd_release(struct accept_cmd *ac)
+{
+	json_decref(ac->doc);
+	json_decref(ac->inputs);
+	json_decref(ac->ignored);
+	for (size_t i = 0; i < ac->nt; i++) {
+		if (ac->res)
+			acc_test_res_free(&ac->res[i]);
+		if (ac->runs)
+			json_decref(ac->runs[i]);
+		if (ac->argvs)
+			acc_argv_free(ac->argvs[i]);
+		if (ac->cmds)
+			free(ac->cmds[i]);
 	}
-	/* The loader's own checks first (their messages name the key and what it
-	 * expects), then the plan's schema (core/policyfile.h) for anything they
-	 * do not cover: either way a broken plan stops before anything runs. */
-	rc = acc_plan_load(plan_path, &plan, &err);
+	free(ac->res);
+	free(ac->runs);
+	free(ac->argvs);
+	free(ac->cmds);
+	free(ac->todo);
+	free(ac->carried);
+	free(ac->outdir);
+	free(ac->exe);
+	acc_decision_free(&ac->dec);
+	if (ac->have_prev || ac->prev.path)
+		acc_prev_free(&ac->prev);
+	ev_free(&ac->ev);
+	if (ac->plan.path)
+		acc_plan_free(&ac->plan);
+	free(ac->plan_path);
+	opt_parser_release(&ac->parser);
+}
+
+/* Prepare (1/2): the plan, its variables and --only. The loader's own
+ * checks first (their messages name the key and what it expects), then the
+ * plan's schema (core/policyfile.h) for anything they do not cover: either
+ * way a broken plan stops before anything runs. */
+static int acc_prepare_plan(struct accept_cmd *ac)
+{
+	char *err = NULL;
+	ac->plan_path = resolve_plan(ac->o.plan);
+	struct stat pst;
+	if (stat(ac->plan_path, &pst) == 0 && S_ISDIR(pst.st_mode)) {
+		fprintf(stderr, "cmax accept: %s: a directory, not a plan file\n", ac->plan_path);
+		return EXIT_NOINPUT;
+	}
+	char *hint = strchr(ac->o.plan, '/') || is_file(ac->plan_path) ? NULL : shipped_plan_hint(ac->o.plan);
+	if (hint) {
+		fprintf(stderr, "cmax accept: %s: no such plan file or shipped plan (did you mean '%s'?)\n",
+			ts_str(ac->o.plan), hint);
+		free(hint);
+		return EXIT_NOINPUT;
+	}
+	int rc = acc_plan_load(ac->plan_path, &ac->plan, &err);
 	if (!rc) {
 		free(err);
 		err = NULL;
-		rc = policy_check(plan_path, "accept-plan", POLICY_YAML, &err);
+		rc = exit_code_for(policy_check(ac->plan_path, "accept-plan", POLICY_YAML, &err));
 	}
-	if (rc) {
+	if (rc)
 		fprintf(stderr, "cmax accept: %s\n", ts_str(err)); /* may quote the plan */
-		goto out;
-	}
-	nt = plan.ntests;
-	for (size_t i = 0; i < o.nvars && !rc; i++)
-		if ((rc = acc_plan_set_var(&plan, o.vars[i], &err)))
+	ac->nt = ac->plan.ntests;
+	for (size_t i = 0; i < ac->o.vars.n && !rc; i++)
+		if ((rc = acc_plan_set_var(&ac->plan, ac->o.vars.v[i], &err)))
 			fprintf(stderr, "cmax accept: %s\n", ts_str(err));
-	if (rc || (rc = check_only(&o, &plan)))
-		goto out;
-	if (o.previous) {
-		if ((rc = acc_prev_load(o.previous, &prev, &err)) || (rc = acc_prev_check(&prev, &plan, &err))) {
+	free(err);
+	return rc ? rc : check_only(&ac->o, &ac->plan);
+}
+
+/* Prepare (2/2): the earlier attempt (--previous) and which tests this
+ * attempt runs or judges. */
+static int acc_prepare_attempt(struct accept_cmd *ac)
+{
+	const struct opts *o = &ac->o;
+	if (o->previous) {
+		char *err = NULL;
+		int rc = acc_prev_load(o->previous, &ac->prev, &err);
+		if (!rc)
+			rc = acc_prev_check(&ac->prev, &ac->plan, &err);
+		if (rc) {
 			fprintf(stderr, "cmax accept: --previous %s\n", ts_str(err));
-			goto out;
+			free(err);
+			return rc;
 		}
-		have_prev = 1;
-		if (strcmp(prev.verdict, "RETEST REQUIRED")) {
-			rc = uerr("--previous %s: attempt %d already ended the acceptance (%s); there is nothing to retest",
-				  o.previous, prev.attempt, prev.verdict);
-			goto out;
-		}
+		ac->have_prev = 1;
+		if (strcmp(ac->prev.verdict, "RETEST REQUIRED"))
+			return uerr("--previous %s: attempt %d already ended the acceptance (%s); there is nothing to retest",
+				    o->previous, ac->prev.attempt, ac->prev.verdict);
 	}
-	int attempt = have_prev ? prev.attempt + 1 : 1;
-
-	todo = xcalloc(nt + 1, sizeof *todo);
-	carried = xcalloc(nt + 1, sizeof *carried);
-	res = xcalloc(nt + 1, sizeof *res);
-	runs = xcalloc(nt + 1, sizeof *runs);
-	cmds = xcalloc(nt + 1, sizeof *cmds);
-	argvs = xcalloc(nt + 1, sizeof *argvs);
-	for (size_t i = 0; i < nt; i++) {
-		const struct acc_test *t = &plan.tests[i];
-		carried[i] = have_prev && !acc_prev_wants(&prev, t->id);
-		todo[i] = !carried[i] && selected(&o, t->id);
-		if (have_prev && o.nonly && selected(&o, t->id) && carried[i]) {
-			rc = uerr("--only %s: it passed in attempt %d and is not to be retested", t->id, prev.attempt);
-			goto out;
-		}
+	ac->attempt = ac->have_prev ? ac->prev.attempt + 1 : 1;
+	size_t n = ac->nt + 1;
+	ac->todo = xcalloc(n, sizeof *ac->todo);
+	ac->carried = xcalloc(n, sizeof *ac->carried);
+	ac->res = xcalloc(n, sizeof *ac->res);
+	ac->runs = xcalloc(n, sizeof *ac->runs);
+	ac->cmds = xcalloc(n, sizeof *ac->cmds);
+	ac->argvs = xcalloc(n, sizeof *ac->argvs);
+	for (size_t i = 0; i < ac->nt; i++) {
+		const struct acc_test *t = &ac->plan.tests[i];
+		ac->carried[i] = ac->have_prev && !acc_prev_wants(&ac->prev, t->id);
+		ac->todo[i] = !ac->carried[i] && selected(o, t->id);
+		if (ac->have_prev && o->only.n && selected(o, t->id) && ac->carried[i])
+			return uerr("--only %s: it passed in attempt %d and is not to be retested", t->id,
+				    ac->prev.attempt);
 	}
-
-	char stamp[32], started[32];
 	time_t now = clock_now();
-	clock_stamp(now, stamp, sizeof stamp);
-	clock_iso(now, started, sizeof started);
-	long day = o.date ? acc_parse_day(o.date) : (long)(now / 86400);
-	const char *date_source = o.date ? "--date" : "clock";
+	clock_stamp(now, ac->stamp, sizeof ac->stamp);
+	clock_iso(now, ac->started, sizeof ac->started);
+	ac->day = o->date ? time_parse_day(o->date) : (long)(now / 86400);
+	ac->date_source = o->date ? "--date" : "clock";
+	return EXIT_OK;
+}
 
-	if (o.nfrom) {
-		inputs = json_array();
-		ignored = json_array();
-		for (size_t i = 0; i < o.nfrom; i++) {
-			json_array_append_new(inputs, json_string(o.from[i]));
-			if ((rc = load_input(&ev, o.from[i], ignored, &err))) {
-				fprintf(stderr, "cmax accept: %s\n", ts_str(err));
-				goto out;
-			}
+/* Execute, --from-results: judge the documents given. */
+static int acc_judge_files(struct accept_cmd *ac)
+{
+	const struct opts *o = &ac->o;
+	ac->inputs = json_array();
+	ac->ignored = json_array();
+	for (size_t i = 0; i < o->from.n; i++) {
+		char *err = NULL;
+		json_array_append_new(ac->inputs, json_string(o->from.v[i]));
+		int rc = load_input(&ac->ev, o->from.v[i], ac->ignored, &err);
+		if (rc) {
+			fprintf(stderr, "cmax accept: %s\n", ts_str(err));
+			free(err);
+			return rc;
 		}
-		if (!o.date && newest_day(&ev) >= 0) {
-			day = newest_day(&ev);
-			date_source = "evidence";
-		}
-		for (size_t i = 0; i < nt; i++) {
-			const struct acc_test *t = &plan.tests[i];
-			char *e2 = NULL;
-			char **a = acc_test_argv(&plan, t, &e2);
-			cmds[i] = join_cmd(a ? a : t->args, 0);
-			if (a)
-				acc_test_resolve_reqs(&plan.tests[i], a);
-			acc_argv_free(a);
-			free(e2);
-			if (!todo[i])
-				continue;
-			struct acc_docs docs;
-			acc_match_docs(t, &ev, &docs);
-			acc_eval_test(t, &ev, &docs, &res[i]);
-			free(docs.d);
-		}
-	} else {
-		/* every variable resolved before anything runs */
-		exe = self_exe();
-		outdir = xstrdup(o.output_dir ? o.output_dir : "");
-		if (!o.output_dir) {
-			free(outdir);
-			outdir = xasprintf("cmax-accept-%s", stamp);
-		}
-		for (size_t i = 0; i < nt; i++) {
-			if (!todo[i])
-				continue;
-			char **a = acc_test_argv(&plan, &plan.tests[i], &err);
-			if (!a || (rc = acc_check_resolved(&plan, &plan.tests[i], a, &err))) {
-				rc = uerr("%s", err);
-				acc_argv_free(a);
-				goto out;
-			}
-			acc_test_resolve_reqs(&plan.tests[i], a);
-			argvs[i] = full_argv(exe ? exe : "cmax", a, &plan.tests[i], outdir);
-			cmds[i] = join_cmd(a, 0);
-			acc_argv_free(a);
-		}
-		if (o.dry_run) {
-			if (o.json) {
-				json_t *d = dry_run_json(&plan, argvs, todo, outdir, attempt);
-				report_json(stdout, d);
-				json_decref(d);
-			} else {
-				print_dry_run(stdout, &plan, argvs, todo, outdir, have_prev ? &prev : NULL, attempt);
-			}
-			rc = EXIT_OK;
-			goto out;
-		}
-		if ((rc = output_file_ok(o.output_file)) || (rc = confirm(&plan, todo, o.yes)) || (rc = make_outdir(outdir)))
-			goto out;
-		trap_signals();
-		for (size_t i = 0; i < nt; i++) {
-			if (!todo[i])
-				continue;
-			if (interrupt_pending()) {
-				res[i].st = AS_INCOMPLETE;
-				res[i].summary = xstrdup("not run: accept was interrupted");
-				res[i].docs = json_array();
-				continue;
-			}
-			if ((rc = run_test(&plan.tests[i], argvs[i], outdir, &ev, &res[i], &runs[i])))
-				break;
-		}
-		for (size_t i = 0; i < nt; i++)
-			if (todo[i] && !res[i].summary) {
-				res[i].st = AS_INCOMPLETE;
-				res[i].summary = xstrdup("not run: the evidence of an earlier test could not be written");
-				res[i].docs = json_array();
-			}
+		free(err);
 	}
-	for (size_t i = 0; i < nt; i++)
-		if (!todo[i] && !carried[i]) {
-			res[i].st = AS_INCOMPLETE;
-			res[i].summary = xstrdup("not judged in this attempt (--only)");
-			res[i].docs = json_array();
-		}
+	if (!o->date && newest_day(&ac->ev) >= 0) {
+		ac->day = newest_day(&ac->ev);
+		ac->date_source = "evidence";
+	}
+	for (size_t i = 0; i < ac->nt; i++) {
+		struct acc_test *t = &ac->plan.tests[i];
+		char *e2 = NULL;
+		char **a = acc_test_argv(&ac->plan, t, &e2);
+		ac->cmds[i] = join_cmd(a ? a : t->args, 0);
+		if (a)
+			acc_test_resolve_reqs(t, a);
+		acc_argv_free(a);
+		free(e2);
+		if (!ac->todo[i])
+			continue;
+		struct acc_docs docs;
+		acc_match_docs(t, &ac->ev, &docs);
+		acc_eval_test(t, &ac->ev, &docs, &ac->res[i]);
+		free(docs.d);
+	}
+	return EXIT_OK;
+}
 
-	enum acc_st *st = xcalloc(nt + 1, sizeof *st);
-	for (size_t i = 0; i < nt; i++) {
-		st[i] = res[i].st;
-		if (carried[i])
-			acc_st_parse(json_string_value(json_object_get(json_object_get(prev.tests, plan.tests[i].id), "status")),
+/* Prepare a run: every variable resolved into each test's argv before
+ * anything runs. */
+static int acc_prepare_run(struct accept_cmd *ac)
+{
+	ac->exe = self_exe();
+	ac->outdir = ac->o.output_dir ? xstrdup(ac->o.output_dir) : xasprintf("cmax-accept-%s", ac->stamp);
+	for (size_t i = 0; i < ac->nt; i++) {
+		if (!ac->todo[i])
+			continue;
+		struct acc_test *t = &ac->plan.tests[i];
+		char *err = NULL;
+		char **a = acc_test_argv(&ac->plan, t, &err);
+		int rc = !a || acc_check_resolved(&ac->plan, t, a, &err);
+		if (rc) {
+			rc = uerr("%s", err);
+			free(err);
+			acc_argv_free(a);
+			return rc;
+		}
+		acc_test_resolve_reqs(t, a);
+		ac->argvs[i] = full_argv(ac->exe ? ac->exe : "cmax", a, t, ac->outdir);
+		ac->cmds[i] = join_cmd(a, 0);
+		acc_argv_free(a);
+	}
+	return EXIT_OK;
+}
+
+/* Render --dry-run: every command a run would start. */
+static void acc_render_dry_run(const struct accept_cmd *ac)
+{
+	if (ac->o.json) {
+		json_t *d = dry_run_json(&ac->plan, ac->argvs, ac->todo, ac->outdir, ac->attempt);
+		report_json(stdout, d);
+		json_decref(d);
+	} else {
+		print_dry_run(stdout, &ac->plan, ac->argvs, ac->todo, ac->outdir, ac->have_prev ? &ac->prev : NULL,
+			      ac->attempt);
+	}
+}
+
+static void set_incomplete(struct acc_test_res *r, const char *why)
+{
+	r->st = AS_INCOMPLETE;
+	r->summary = xstrdup(why);
+	r->docs = json_array();
+}
+
+/* Execute a run: confirmation, the output directory, then each test in
+ * turn. Returns an exit code when the run could not start or its evidence
+ * could not be kept (the results so far are still reported). */
+static int acc_execute_run(struct accept_cmd *ac, int *report)
+{
+	int rc;
+	if ((rc = output_file_ok(ac->o.output_file)) || (rc = confirm(&ac->plan, ac->todo, ac->o.yes)) ||
+	    (rc = make_outdir(ac->outdir)))
+		return rc;
+	*report = 1; /* from here on, what ran is reported */
+	trap_signals();
+	for (size_t i = 0; i < ac->nt; i++) {
+		if (!ac->todo[i])
+			continue;
+		if (interrupt_pending()) {
+			set_incomplete(&ac->res[i], "not run: accept was interrupted");
+			continue;
+		}
+		if ((rc = run_test(&ac->plan.tests[i], ac->argvs[i], ac->outdir, &ac->ev, &ac->res[i], &ac->runs[i])))
+			break;
+	}
+	for (size_t i = 0; i < ac->nt; i++)
+		if (ac->todo[i] && !ac->res[i].summary)
+			set_incomplete(&ac->res[i], "not run: the evidence of an earlier test could not be written");
+	return rc;
+}
+
+/* The verdict over every test, carried results of earlier attempts included. */
+static void acc_decide_all(struct accept_cmd *ac)
+{
+	for (size_t i = 0; i < ac->nt; i++)
+		if (!ac->todo[i] && !ac->carried[i])
+			set_incomplete(&ac->res[i], "not judged in this attempt (--only)");
+	enum acc_st *st = xcalloc(ac->nt + 1, sizeof *st);
+	for (size_t i = 0; i < ac->nt; i++) {
+		st[i] = ac->res[i].st;
+		if (ac->carried[i])
+			acc_st_parse(json_string_value(json_object_get(
+					     json_object_get(ac->prev.tests, ac->plan.tests[i].id), "status")),
 				     &st[i]);
 	}
-	struct acc_decide_in din = { &plan, st, attempt, day, have_prev ? prev.day : -1 };
-	acc_decide(&din, &dec);
+	struct acc_decide_in din = { &ac->plan, st, ac->attempt, ac->day, ac->have_prev ? ac->prev.day : -1 };
+	acc_decide(&din, &ac->dec);
 	free(st);
+}
+
+/* Write: the cmax.accept/1 document, checked against its own contract
+ * first (a document that breaks it is written nowhere: the verdict is
+ * unknown), into the run directory and --output-file. */
+static int acc_write(struct accept_cmd *ac)
+{
+	const struct opts *o = &ac->o;
 	char finished[32];
 	clock_iso(clock_now(), finished, sizeof finished);
 	struct acc_report rep = {
-		.plan = &plan, .mode = o.nfrom ? "from-results" : "run", .output_dir = o.nfrom ? NULL : outdir,
-		.inputs = inputs, .ignored = ignored, .day = day, .date_source = date_source, .attempt = attempt,
-		.prev = have_prev ? &prev : NULL, .res = res, .run = runs, .command = cmds, .carried = carried,
-		.dec = &dec, .interrupted = interrupt_pending(), .started_at = started, .finished_at = finished,
+		.plan = &ac->plan, .mode = o->from.n ? "from-results" : "run", .output_dir = o->from.n ? NULL : ac->outdir,
+		.inputs = ac->inputs, .ignored = ac->ignored, .day = ac->day, .date_source = ac->date_source,
+		.attempt = ac->attempt, .prev = ac->have_prev ? &ac->prev : NULL, .res = ac->res, .run = ac->runs,
+		.command = ac->cmds, .carried = ac->carried, .dec = &ac->dec, .interrupted = interrupt_pending(),
+		.started_at = ac->started, .finished_at = finished,
 	};
-	doc = acc_report_json(&rep);
-	int wrc = doc_selfcheck(doc, "accept", "accept");
-	if (wrc) {
-		/* never write a document that breaks its own contract; the verdict is unknown */
-		rc = wrc;
-		goto out;
-	}
-	if (!o.nfrom) {
-		char *ap = xasprintf("%s/accept.json", outdir);
-		int w = report_json_file(ap, doc, "accept");
+	ac->doc = acc_report_json(&rep);
+	int bad = exit_code_for(doc_selfcheck(ac->doc, "accept", "accept"));
+	if (bad)
+		return bad;
+	if (!o->from.n) {
+		char *ap = xasprintf("%s/accept.json", ac->outdir);
+		int w = exit_code_for(report_json_file(ap, ac->doc, "accept"));
 		free(ap);
 		if (w)
-			wrc = w;
+			ac->wrc = w;
 	}
-	if (o.output_file) {
-		int w = report_json_file(o.output_file, doc, "accept");
+	if (o->output_file) {
+		int w = exit_code_for(report_json_file(o->output_file, ac->doc, "accept"));
 		if (w)
-			wrc = w;
+			ac->wrc = w;
 	}
-	if (o.json)
-		report_json(stdout, doc);
+	return EXIT_OK;
+}
+
+static void acc_render(const struct accept_cmd *ac)
+{
+	if (ac->o.json)
+		report_json(stdout, ac->doc);
 	else
-		acc_report_text(stdout, doc, o.verbose);
+		acc_report_text(stdout, ac->doc, ac->o.verbose);
 	fflush(stdout);
+}
+
+/* Exit code: a signal, then the run's or the writing's failure, then the
+ * verdict. */
+static int acc_exit_code(const struct accept_cmd *ac, int rc)
+{
 	if (interrupt_pending()) {
 		fprintf(stderr, "cmax accept: interrupted by %s; the results so far are above%s%s\n",
-			interrupt_signal_name(interrupt_signal()), o.nfrom ? "" : " and in ", o.nfrom ? "" : outdir);
-		rc = interrupt_exit_code();
-	} else if (rc || wrc) {
-		rc = rc ? rc : wrc;
-	} else {
-		rc = dec.v == AV_ACCEPTED ? EXIT_OK : EXIT_FINDINGS;
+			interrupt_signal_name(interrupt_signal()), ac->o.from.n ? "" : " and in ",
+			ac->o.from.n ? "" : ac->outdir);
+		return interrupt_exit_code();
 	}
+	if (rc || ac->wrc)
+		return rc ? rc : ac->wrc;
+	return ac->dec.v == AV_ACCEPTED ? EXIT_OK : EXIT_FINDINGS;
+}
 
-out:
-	free(err);
-	json_decref(doc);
-	json_decref(inputs);
-	json_decref(ignored);
-	for (size_t i = 0; i < nt; i++) {
-		if (res)
-			acc_test_res_free(&res[i]);
-		if (runs)
-			json_decref(runs[i]);
-		if (argvs)
-			acc_argv_free(argvs[i]);
-		if (cmds)
-			free(cmds[i]);
+/* Execute: judge the files given, or run the plan (--dry-run: show it).
+ * *report says whether a verdict is to be reported; returns the exit code
+ * so far. */
+static int acc_execute(struct accept_cmd *ac, int *report)
+{
+	if (ac->o.from.n) {
+		int rc = acc_judge_files(ac);
+		*report = !rc;
+		return rc;
 	}
-	free(res);
-	free(runs);
-	free(argvs);
-	free(cmds);
-	free(todo);
-	free(carried);
-	free(outdir);
-	free(exe);
-	acc_decision_free(&dec);
-	if (have_prev || prev.path)
-		acc_prev_free(&prev);
-	ev_free(&ev);
-	if (plan.path)
-		acc_plan_free(&plan);
-	free(plan_path);
-	free(o.vars);
-	free(o.only);
-	free(o.from);
-	return rc;
+	int rc = acc_prepare_run(ac);
+	if (rc)
+		return rc;
+	if (ac->o.dry_run) {
+		acc_render_dry_run(ac);
+		return EXIT_OK;
+	}
+	return acc_execute_run(ac, report);
+}
+
+int cmd_accept(int argc, char **argv)
+{
+	struct accept_cmd ac;
+	memset(&ac, 0, sizeof ac);
+	ev_init(&ac.ev);
+	int rc = parse(argc, argv, &ac.o, &ac.parser);
+	if (!rc && !(rc = acc_prepare_plan(&ac)) && !(rc = acc_prepare_attempt(&ac))) {
+		int report = 0;
+		rc = acc_execute(&ac, &report);
+		if (report) {
+			acc_decide_all(&ac);
+			int bad = acc_write(&ac);
+			if (bad) {
+				rc = bad;
+			} else {
+				acc_render(&ac);
+				rc = acc_exit_code(&ac, rc);
+			}
+		}
+	}
+	accept_cmd_release(&ac);
+	return rc < 0 ? EXIT_OK : rc; /* < 0: --help */
 }

@@ -494,12 +494,8 @@ static int violates(const struct acc_crit *c, double v)
 	return (c->has_min && v < c->min) || (c->has_max && v > c->max);
 }
 
-static void judge_values(const struct acc_crit *c, const struct vals *x, const char *what_none, int min_n,
-			 struct acc_crit_res *out)
+static void values_observed(const struct vals *x, struct acc_crit_res *out)
 {
-	char a[32], b[32], vb[32];
-	double agg = NAN;
-	size_t at = 0;
 	json_t *jv = json_array();
 	for (size_t i = 0; i < x->n; i++) {
 		json_t *e = json_object();
@@ -510,37 +506,70 @@ static void judge_values(const struct acc_crit *c, const struct vals *x, const c
 	json_object_set_new(out->observed, "values", jv);
 	json_object_set_new(out->observed, "missing", json_integer((json_int_t)x->nmiss));
 	json_object_set_new(out->observed, "malformed", x->malformed ? json_incref(x->malformed) : json_array());
-	if (x->n) {
-		/* the figure that decides: the lowest against a floor, the highest against a ceiling */
-		int low = c->has_min && !(c->has_max && c->agg == AG_MAX);
-		enum acc_agg g = c->agg == AG_EACH ? (low ? AG_MIN : AG_MAX) : c->agg;
-		agg = g == AG_MEAN || g == AG_SUM ? 0 : x->v[0];
-		for (size_t i = 0; i < x->n; i++) {
-			if ((g == AG_MIN && x->v[i] < agg) || (g == AG_MAX && x->v[i] > agg)) {
+}
+
+/* The figure that decides, and where it came from (x->n > 0). Returns -1
+ * when the aggregate overflows: then out is judged already. */
+static int decisive_value(const struct acc_crit *c, const struct vals *x, double *aggp, size_t *atp,
+			  struct acc_crit_res *out)
+{
+	double agg;
+	size_t at = 0;
+	/* the figure that decides: the lowest against a floor, the highest against a ceiling */
+	int low = c->has_min && !(c->has_max && c->agg == AG_MAX);
+	enum acc_agg g = c->agg == AG_EACH ? (low ? AG_MIN : AG_MAX) : c->agg;
+	agg = g == AG_MEAN || g == AG_SUM ? 0 : x->v[0];
+	for (size_t i = 0; i < x->n; i++) {
+		if ((g == AG_MIN && x->v[i] < agg) || (g == AG_MAX && x->v[i] > agg)) {
+			agg = x->v[i];
+			at = i;
+		}
+		if (g == AG_MEAN || g == AG_SUM)
+			agg += x->v[i];
+	}
+	if (g == AG_MEAN)
+		agg /= (double)x->n;
+	if (!isfinite(agg)) {
+		/* every figure was within its bounds, their sum is not a number a JSON document holds */
+		json_object_set_new(out->observed, "value", json_null());
+		set_res(out, AS_INCOMPLETE, xasprintf("the %s of %zu figures overflows: malformed evidence, not judged",
+						      acc_agg_name(g), x->n));
+		return -1;
+	}
+	if (c->agg == AG_EACH) {
+		/* a violation on the other side than the decisive figure */
+		for (size_t i = 0; i < x->n && !violates(c, agg); i++)
+			if (violates(c, x->v[i])) {
 				agg = x->v[i];
 				at = i;
 			}
-			if (g == AG_MEAN || g == AG_SUM)
-				agg += x->v[i];
-		}
-		if (g == AG_MEAN)
-			agg /= (double)x->n;
-		if (!isfinite(agg)) {
-			/* every figure was within its bounds, their sum is not a number a JSON document holds */
-			json_object_set_new(out->observed, "value", json_null());
-			set_res(out, AS_INCOMPLETE, xasprintf("the %s of %zu figures overflows: malformed evidence, not judged",
-							      acc_agg_name(g), x->n));
-			return;
-		}
-		if (c->agg == AG_EACH) {
-			/* a violation on the other side than the decisive figure */
-			for (size_t i = 0; i < x->n && !violates(c, agg); i++)
-				if (violates(c, x->v[i])) {
-					agg = x->v[i];
-					at = i;
-				}
-		}
 	}
+	*aggp = agg;
+	*atp = at;
+	return 0;
+}
+
+/* Whether the figures read so far already fail, whatever is missing. */
+static int decides_fail(const struct acc_crit *c, const struct vals *x, double agg, size_t nviol)
+{
+	switch (c->agg) {
+	case AG_EACH: return nviol > 0;
+	/* missing figures can only lower a minimum and raise a maximum */
+	case AG_MIN: return x->n && ((c->has_min && agg < c->min) || (!x->nmiss && violates(c, agg)));
+	case AG_MAX: return x->n && ((c->has_max && agg > c->max) || (!x->nmiss && violates(c, agg)));
+	default: return x->n && !x->nmiss && violates(c, agg);
+	}
+}
+
+static void judge_values(const struct acc_crit *c, const struct vals *x, const char *what_none, int min_n,
+			 struct acc_crit_res *out)
+{
+	char a[32], b[32], vb[32];
+	double agg = NAN;
+	size_t at = 0;
+	values_observed(x, out);
+	if (x->n && decisive_value(c, x, &agg, &at, out))
+		return;
 	json_object_set_new(out->observed, "value", x->n ? json_real(agg) : json_null());
 	fmt_num(a, sizeof a, c->min);
 	fmt_num(b, sizeof b, c->max);
@@ -550,15 +579,7 @@ static void judge_values(const struct acc_crit *c, const struct vals *x, const c
 	size_t nviol = 0;
 	for (size_t i = 0; i < x->n; i++)
 		nviol += violates(c, x->v[i]);
-	int can_decide_fail;
-	switch (c->agg) {
-	case AG_EACH: can_decide_fail = nviol > 0; break;
-	/* missing figures can only lower a minimum and raise a maximum */
-	case AG_MIN: can_decide_fail = x->n && ((c->has_min && agg < c->min) || (!x->nmiss && violates(c, agg))); break;
-	case AG_MAX: can_decide_fail = x->n && ((c->has_max && agg > c->max) || (!x->nmiss && violates(c, agg))); break;
-	default: can_decide_fail = x->n && !x->nmiss && violates(c, agg); break;
-	}
-	if (can_decide_fail) {
+	if (decides_fail(c, x, agg, nviol)) {
 		char *w = c->agg == AG_EACH ? xasprintf("%s = %s %s %s", x->label[at], vb, cmp, bound)
 					    : xasprintf("%s over %zu = %s %s %s%s%s%s", acc_agg_name(c->agg), x->n, vb, cmp, bound,
 							c->agg == AG_MIN || c->agg == AG_MAX ? " (" : "",

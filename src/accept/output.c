@@ -6,6 +6,7 @@
 #include "accept/output.h"
 #include "config.h"
 #include "core/strbuf.h"
+#include "report/report.h"
 #include "core/termsafe.h"
 
 static json_t *str_or_null(const char *s)
@@ -95,10 +96,7 @@ static json_t *test_json(const struct acc_report *r, size_t i)
 json_t *acc_report_json(const struct acc_report *r)
 {
 	const struct acc_plan *p = r->plan;
-	json_t *o = json_object();
-	json_object_set_new(o, "schema", json_string(ACC_SCHEMA));
-	json_object_set_new(o, "tool", json_string("cmax"));
-	json_object_set_new(o, "tool_version", json_string(CMAX_VERSION));
+	json_t *o = report_doc_new(ACC_SCHEMA);
 	json_object_set_new(o, "plan", plan_json(p));
 	json_object_set_new(o, "mode", json_string(r->mode));
 	json_object_set_new(o, "output_dir", str_or_null(r->output_dir));

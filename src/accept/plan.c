@@ -11,6 +11,7 @@
 #include "core/exitcodes.h"
 #include "core/result.h"
 #include "core/strbuf.h"
+#include "core/timefmt.h"
 #include "core/yamljson.h"
 
 /* Kept in step with the command tables (src/audit, src/bench/bench.c): a
@@ -37,28 +38,6 @@ static char *join_list(const char *const *list)
 }
 
 /* ---- dates and durations ------------------------------------------------ */
-
-long acc_parse_day(const char *s)
-{
-	if (!s || strlen(s) != 10 || s[4] != '-' || s[7] != '-')
-		return -1;
-	for (int i = 0; i < 10; i++)
-		if (i != 4 && i != 7 && !isdigit((unsigned char)s[i]))
-			return -1;
-	int y = atoi(s), m = atoi(s + 5), d = atoi(s + 8);
-	if (y < 1970 || y > 9999 || m < 1 || m > 12 || d < 1 || d > 31)
-		return -1;
-	struct tm tm = { 0 };
-	tm.tm_year = y - 1900;
-	tm.tm_mon = m - 1;
-	tm.tm_mday = d;
-	time_t t = timegm(&tm);
-	struct tm back;
-	gmtime_r(&t, &back);
-	if (back.tm_mday != d || back.tm_mon != m - 1) /* 2026-02-30 */
-		return -1;
-	return (long)(t / 86400);
-}
 
 void acc_format_day(long day, char *buf, size_t n)
 {
@@ -370,7 +349,7 @@ static int check_basis(struct vctx *v, const json_t *b, const char *bw, enum acc
 		rc = check_keys(v, b, bw, skeys);
 		if (!rc && !(rc = get_str(v, b, "url", bw, 1, &a)) && !(rc = get_str(v, b, "checked", bw, 1, &b2)))
 			rc = get_str(v, b, "figure", bw, 1, &c);
-		if (!rc && acc_parse_day(b2) < 0) {
+		if (!rc && time_parse_day(b2) < 0) {
 			snprintf(key, sizeof key, "%s.checked", bw);
 			rc = verr(v, key, "must be a date YYYY-MM-DD (when the figure was compared with its source)");
 		}
@@ -419,6 +398,159 @@ static int parse_basis_of(struct vctx *v, const json_t *o, const char *where, js
 	return rc;
 }
 
+/* rows: one row id or pattern, or a non-empty list of them. */
+static int parse_crit_rows(struct vctx *v, const json_t *rows, const char *where, struct acc_crit *cr)
+{
+	char key[256];
+	snprintf(key, sizeof key, "%s.rows", where);
+	if (json_is_string(rows) && *json_string_value(rows)) {
+		cr->rows = xcalloc(1, sizeof *cr->rows);
+		cr->rows[0] = xstrdup(json_string_value(rows));
+		cr->nrows = 1;
+	} else if (json_is_array(rows) && json_array_size(rows) > 0) {
+		cr->nrows = json_array_size(rows);
+		cr->rows = xcalloc(cr->nrows, sizeof *cr->rows);
+		for (size_t i = 0; i < cr->nrows; i++) {
+			const json_t *x = json_array_get(rows, i);
+			if (!json_is_string(x) || !*json_string_value(x))
+				return verr(v, key, "item %zu must be a non-empty row id or pattern", i);
+			cr->rows[i] = xstrdup(json_string_value(x));
+		}
+	} else {
+		return verr(v, key, "must be a row id pattern or a non-empty list of them");
+	}
+	return 0;
+}
+
+/* max_status / status: the worst (or the exact) status the rows may have. */
+static int parse_crit_status(struct vctx *v, const json_t *ms, const json_t *st, const char *where,
+			     struct acc_crit *cr)
+{
+	char key[256];
+	const json_t *x = ms ? ms : st;
+	snprintf(key, sizeof key, "%s.%s", where, ms ? "max_status" : "status");
+	enum status s;
+	if (!json_is_string(x) || parse_status_name(json_string_value(x), &s) != 0 || s > ST_FAIL)
+		return verr(v, key, "must be PASS, WARN or FAIL");
+	cr->kind = CK_STATUS;
+	cr->status = (int)s;
+	cr->exact = st != NULL;
+	if (cr->has_min || cr->has_max)
+		return verr(v, where, "min/max apply to count, metric and doc_metric, not to a status");
+	return 0;
+}
+
+/* count: how many rows have one of the listed statuses, bounded by min/max. */
+static int parse_crit_count(struct vctx *v, const json_t *cnt, const char *where, struct acc_crit *cr)
+{
+	char key[256];
+	snprintf(key, sizeof key, "%s.count", where);
+	cr->kind = CK_COUNT;
+	size_t n = json_is_array(cnt) ? json_array_size(cnt) : 1;
+	if (!(json_is_string(cnt) || (json_is_array(cnt) && n > 0)))
+		return verr(v, key, "must be a status (PASS, WARN, FAIL, SKIP, ERROR) or a list of them");
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_is_array(cnt) ? json_array_get(cnt, i) : cnt;
+		enum status s;
+		if (!json_is_string(x) || parse_status_name(json_string_value(x), &s) != 0)
+			return verr(v, key, "must be a status (PASS, WARN, FAIL, SKIP, ERROR) or a list of them");
+		cr->count_mask |= 1u << s;
+	}
+	if (!cr->has_min && !cr->has_max)
+		return verr(v, where, "count needs min or max (e.g. max: 0)");
+	return 0;
+}
+
+/* metric (per row) or doc_metric (whole document): a dotted path bounded by min/max. */
+static int parse_crit_metric(struct vctx *v, const json_t *met, const json_t *dm, const char *where,
+			     struct acc_crit *cr)
+{
+	char key[256];
+	const json_t *x = met ? met : dm;
+	snprintf(key, sizeof key, "%s.%s", where, met ? "metric" : "doc_metric");
+	if (!json_is_string(x) || !*json_string_value(x))
+		return verr(v, key, "must be a dotted path such as observed.bw_bytes_per_s");
+	const char *p = json_string_value(x);
+	if (p[0] == '.' || p[strlen(p) - 1] == '.' || strstr(p, ".."))
+		return verr(v, key, "'%s' is not a dotted path", p);
+	cr->kind = met ? CK_METRIC : CK_DOC_METRIC;
+	cr->path = xstrdup(p);
+	if (!cr->has_min && !cr->has_max)
+		return verr(v, where, "%s needs min or max", met ? "metric" : "doc_metric");
+	return 0;
+}
+
+static int parse_crit_aggregate(struct vctx *v, const json_t *agg, const char *where, struct acc_crit *cr)
+{
+	char key[256];
+	snprintf(key, sizeof key, "%s.aggregate", where);
+	if (cr->kind != CK_METRIC && cr->kind != CK_DOC_METRIC)
+		return verr(v, key, "applies to metric and doc_metric only");
+	const char *a = json_string_value(agg);
+	if (!a)
+		return verr(v, key, "must be each, min, max, mean or sum");
+	if (!strcmp(a, "each"))
+		cr->agg = AG_EACH;
+	else if (!strcmp(a, "min"))
+		cr->agg = AG_MIN;
+	else if (!strcmp(a, "max"))
+		cr->agg = AG_MAX;
+	else if (!strcmp(a, "mean"))
+		cr->agg = AG_MEAN;
+	else if (!strcmp(a, "sum"))
+		cr->agg = AG_SUM;
+	else
+		return verr(v, key, "'%s' is not each, min, max, mean or sum", a);
+	return 0;
+}
+
+/* The optional keys after the criterion's form: aggregate, skipped, min_rows,
+ * note, declared and basis, checked in that order. */
+static int parse_crit_options(struct vctx *v, const json_t *c, const char *where, struct acc_crit *cr)
+{
+	char key[256];
+	int rc;
+	const json_t *agg = json_object_get(c, "aggregate");
+	if (agg && (rc = parse_crit_aggregate(v, agg, where, cr)))
+		return rc;
+	const json_t *sk = json_object_get(c, "skipped");
+	if (sk) {
+		snprintf(key, sizeof key, "%s.skipped", where);
+		if (cr->kind != CK_STATUS && cr->kind != CK_COUNT)
+			return verr(v, key, "applies to status and count criteria (a metric needs its figure)");
+		const char *s = json_string_value(sk);
+		if (s && !strcmp(s, "ignore"))
+			cr->skipped_incomplete = 0;
+		else if (s && !strcmp(s, "incomplete"))
+			cr->skipped_incomplete = 1;
+		else
+			return verr(v, key, "must be ignore or incomplete");
+	}
+	const json_t *mr = json_object_get(c, "min_rows");
+	if (mr) {
+		snprintf(key, sizeof key, "%s.min_rows", where);
+		if (!json_object_get(c, "rows"))
+			return verr(v, key, "applies to criteria over rows");
+		if (!json_is_integer(mr) || json_integer_value(mr) < 1 || json_integer_value(mr) > 100000)
+			return verr(v, key, "must be a whole number of rows, at least 1");
+		cr->min_rows = (int)json_integer_value(mr);
+	}
+	if ((rc = get_str(v, c, "note", where, 0, &cr->note)))
+		return rc;
+	const json_t *dc = json_object_get(c, "declared");
+	if (dc) {
+		snprintf(key, sizeof key, "%s.declared", where);
+		if (!json_is_boolean(dc))
+			return verr(v, key, "must be true or false");
+		cr->declared = json_is_true(dc);
+		cr->basis = cr->declared ? AB_DECLARED : AB_NONE;
+	}
+	const json_t *bs = json_object_get(c, "basis");
+	if (bs && (rc = parse_basis(v, bs, where, dc, cr)))
+		return rc;
+	return 0;
+}
+
 static int parse_crit(struct vctx *v, const json_t *c, const char *where, struct acc_crit *cr)
 {
 	static const char *const keys[] = { "rows", "max_status", "status", "count", "metric", "doc_metric",
@@ -448,25 +580,8 @@ static int parse_crit(struct vctx *v, const json_t *c, const char *where, struct
 		snprintf(key, sizeof key, "%s.rows", where);
 		return verr(v, key, "missing (which rows the criterion reads, e.g. \"hardware.*\")");
 	}
-	if (rows) {
-		snprintf(key, sizeof key, "%s.rows", where);
-		if (json_is_string(rows) && *json_string_value(rows)) {
-			cr->rows = xcalloc(1, sizeof *cr->rows);
-			cr->rows[0] = xstrdup(json_string_value(rows));
-			cr->nrows = 1;
-		} else if (json_is_array(rows) && json_array_size(rows) > 0) {
-			cr->nrows = json_array_size(rows);
-			cr->rows = xcalloc(cr->nrows, sizeof *cr->rows);
-			for (size_t i = 0; i < cr->nrows; i++) {
-				const json_t *x = json_array_get(rows, i);
-				if (!json_is_string(x) || !*json_string_value(x))
-					return verr(v, key, "item %zu must be a non-empty row id or pattern", i);
-				cr->rows[i] = xstrdup(json_string_value(x));
-			}
-		} else {
-			return verr(v, key, "must be a row id pattern or a non-empty list of them");
-		}
-	}
+	if (rows && (rc = parse_crit_rows(v, rows, where, cr)))
+		return rc;
 	int all_exact = 1;
 	for (size_t i = 0; i < cr->nrows; i++)
 		if (is_glob(cr->rows[i]))
@@ -477,102 +592,15 @@ static int parse_crit(struct vctx *v, const json_t *c, const char *where, struct
 		return rc;
 	if (cr->has_min && cr->has_max && cr->min > cr->max)
 		return verr(v, where, "min %g is above max %g", cr->min, cr->max);
-	if (ms || st) {
-		const json_t *x = ms ? ms : st;
-		snprintf(key, sizeof key, "%s.%s", where, ms ? "max_status" : "status");
-		enum status s;
-		if (!json_is_string(x) || parse_status_name(json_string_value(x), &s) != 0 || s > ST_FAIL)
-			return verr(v, key, "must be PASS, WARN or FAIL");
-		cr->kind = CK_STATUS;
-		cr->status = (int)s;
-		cr->exact = st != NULL;
-		if (cr->has_min || cr->has_max)
-			return verr(v, where, "min/max apply to count, metric and doc_metric, not to a status");
-	} else if (cnt) {
-		snprintf(key, sizeof key, "%s.count", where);
-		cr->kind = CK_COUNT;
-		size_t n = json_is_array(cnt) ? json_array_size(cnt) : 1;
-		if (!(json_is_string(cnt) || (json_is_array(cnt) && n > 0)))
-			return verr(v, key, "must be a status (PASS, WARN, FAIL, SKIP, ERROR) or a list of them");
-		for (size_t i = 0; i < n; i++) {
-			const json_t *x = json_is_array(cnt) ? json_array_get(cnt, i) : cnt;
-			enum status s;
-			if (!json_is_string(x) || parse_status_name(json_string_value(x), &s) != 0)
-				return verr(v, key, "must be a status (PASS, WARN, FAIL, SKIP, ERROR) or a list of them");
-			cr->count_mask |= 1u << s;
-		}
-		if (!cr->has_min && !cr->has_max)
-			return verr(v, where, "count needs min or max (e.g. max: 0)");
-	} else {
-		const json_t *x = met ? met : dm;
-		snprintf(key, sizeof key, "%s.%s", where, met ? "metric" : "doc_metric");
-		if (!json_is_string(x) || !*json_string_value(x))
-			return verr(v, key, "must be a dotted path such as observed.bw_bytes_per_s");
-		const char *p = json_string_value(x);
-		if (p[0] == '.' || p[strlen(p) - 1] == '.' || strstr(p, ".."))
-			return verr(v, key, "'%s' is not a dotted path", p);
-		cr->kind = met ? CK_METRIC : CK_DOC_METRIC;
-		cr->path = xstrdup(p);
-		if (!cr->has_min && !cr->has_max)
-			return verr(v, where, "%s needs min or max", met ? "metric" : "doc_metric");
-	}
-	const json_t *agg = json_object_get(c, "aggregate");
-	if (agg) {
-		snprintf(key, sizeof key, "%s.aggregate", where);
-		if (cr->kind != CK_METRIC && cr->kind != CK_DOC_METRIC)
-			return verr(v, key, "applies to metric and doc_metric only");
-		const char *a = json_string_value(agg);
-		if (!a)
-			return verr(v, key, "must be each, min, max, mean or sum");
-		if (!strcmp(a, "each"))
-			cr->agg = AG_EACH;
-		else if (!strcmp(a, "min"))
-			cr->agg = AG_MIN;
-		else if (!strcmp(a, "max"))
-			cr->agg = AG_MAX;
-		else if (!strcmp(a, "mean"))
-			cr->agg = AG_MEAN;
-		else if (!strcmp(a, "sum"))
-			cr->agg = AG_SUM;
-		else
-			return verr(v, key, "'%s' is not each, min, max, mean or sum", a);
-	}
-	const json_t *sk = json_object_get(c, "skipped");
-	if (sk) {
-		snprintf(key, sizeof key, "%s.skipped", where);
-		if (cr->kind != CK_STATUS && cr->kind != CK_COUNT)
-			return verr(v, key, "applies to status and count criteria (a metric needs its figure)");
-		const char *s = json_string_value(sk);
-		if (s && !strcmp(s, "ignore"))
-			cr->skipped_incomplete = 0;
-		else if (s && !strcmp(s, "incomplete"))
-			cr->skipped_incomplete = 1;
-		else
-			return verr(v, key, "must be ignore or incomplete");
-	}
-	const json_t *mr = json_object_get(c, "min_rows");
-	if (mr) {
-		snprintf(key, sizeof key, "%s.min_rows", where);
-		if (!rows)
-			return verr(v, key, "applies to criteria over rows");
-		if (!json_is_integer(mr) || json_integer_value(mr) < 1 || json_integer_value(mr) > 100000)
-			return verr(v, key, "must be a whole number of rows, at least 1");
-		cr->min_rows = (int)json_integer_value(mr);
-	}
-	if ((rc = get_str(v, c, "note", where, 0, &cr->note)))
+	if (ms || st)
+		rc = parse_crit_status(v, ms, st, where, cr);
+	else if (cnt)
+		rc = parse_crit_count(v, cnt, where, cr);
+	else
+		rc = parse_crit_metric(v, met, dm, where, cr);
+	if (rc)
 		return rc;
-	const json_t *dc = json_object_get(c, "declared");
-	if (dc) {
-		snprintf(key, sizeof key, "%s.declared", where);
-		if (!json_is_boolean(dc))
-			return verr(v, key, "must be true or false");
-		cr->declared = json_is_true(dc);
-		cr->basis = cr->declared ? AB_DECLARED : AB_NONE;
-	}
-	const json_t *bs = json_object_get(c, "basis");
-	if (bs && (rc = parse_basis(v, bs, where, dc, cr)))
-		return rc;
-	return 0;
+	return parse_crit_options(v, c, where, cr);
 }
 
 /* ---- tests ------------------------------------------------------------------ */
@@ -597,6 +625,74 @@ static int has_arg(const struct acc_test *t, const char *a, const char *b)
 }
 
 /* What the command produces, and what cannot work without a terminal. */
+/* audit [PROFILE]: the profile it produces (full by default). */
+static int args_audit(struct vctx *v, struct acc_test *t, const char *key, const char *a1)
+{
+	if (has_arg(t, "--show", "-s"))
+		return verr(v, key, "--show measures nothing");
+	if (a1 && a1[0] != '-') {
+		if (!has_var(a1) && !in_list(a1, audit_profiles)) {
+			char *l = join_list(audit_profiles);
+			int rc = verr(v, key, "'%s' is not an audit profile (%s)", a1, l);
+			free(l);
+			return rc;
+		}
+		t->produces = xstrdup(a1);
+	} else {
+		t->produces = xstrdup("full");
+	}
+	return 0;
+}
+
+/* inject xid|sxid CODE, or inject ras; a --platform must be the plan's system. */
+static int args_inject(struct vctx *v, const struct acc_plan *p, struct acc_test *t, const char *key, const char *a1)
+{
+	if (!a1 || (strcmp(a1, "xid") && strcmp(a1, "sxid") && strcmp(a1, "ras")))
+		return verr(v, key, "inject needs xid CODE, sxid CODE or ras after it");
+	t->produces = xstrdup(a1);
+	if (strcmp(a1, "ras")) {
+		const char *code = t->nargs > 2 ? t->args[2] : NULL;
+		char *end;
+		if (!code)
+			return verr(v, key, "inject %s needs a CODE", a1);
+		if (!has_var(code)) {
+			errno = 0;
+			long cv = strtol(code, &end, 10);
+			if (*end || errno || cv < 0 || cv > 100000)
+				return verr(v, key, "inject %s needs a numeric CODE, not '%s'", a1, code);
+			t->fault_code = cv;
+		}
+	}
+	for (size_t i = 1; i < t->nargs; i++) {
+		const char *pl = NULL;
+		if (!strcmp(t->args[i], "--platform") && i + 1 < t->nargs)
+			pl = t->args[i + 1];
+		else if (!strncmp(t->args[i], "--platform=", 11))
+			pl = t->args[i] + 11;
+		if (pl && !has_var(pl) && p->system && strcmp(pl, p->system))
+			return verr(v, key, "--platform %s contradicts the plan's system: %s", pl, p->system);
+	}
+	return 0;
+}
+
+/* Every ${NAME} in the arguments is terminated and declared. */
+static int args_vars(struct vctx *v, const struct acc_plan *p, const struct acc_test *t, const char *key)
+{
+	for (size_t i = 0; i < t->nargs; i++) {
+		char *bad = NULL;
+		int unset;
+		if (expand(p, t->args[i], NULL, &bad, &unset) != 0 && !unset) {
+			int rc = strncmp(bad, "${", 2) == 0 || !strchr(t->args[i], '}')
+					 ? verr(v, key, "unterminated ${ in '%s'", t->args[i])
+					 : verr(v, key, "${%s} is not declared under variables", bad);
+			free(bad);
+			return rc;
+		}
+		free(bad);
+	}
+	return 0;
+}
+
 static int check_args(struct vctx *v, const struct acc_plan *p, struct acc_test *t, const char *where)
 {
 	char key[256];
@@ -622,76 +718,31 @@ static int check_args(struct vctx *v, const struct acc_plan *p, struct acc_test 
 		return verr(v, key, "needs --yes: accept runs each command without a terminal, where cmax %s "
 				    "would refuse to start (accept asks once for the whole plan)", c);
 	const char *a1 = t->nargs > 1 ? t->args[1] : NULL;
+	int rc = 0;
 	switch (t->cmd) {
 	case AC_AUDIT:
-		if (has_arg(t, "--show", "-s"))
-			return verr(v, key, "--show measures nothing");
-		if (a1 && a1[0] != '-') {
-			if (!has_var(a1) && !in_list(a1, audit_profiles)) {
-				char *l = join_list(audit_profiles);
-				int rc = verr(v, key, "'%s' is not an audit profile (%s)", a1, l);
-				free(l);
-				return rc;
-			}
-			t->produces = xstrdup(a1);
-		} else {
-			t->produces = xstrdup("full");
-		}
+		rc = args_audit(v, t, key, a1);
 		break;
 	case AC_BENCH:
 		if (!a1 || (!has_var(a1) && !in_list(a1, bench_names))) {
 			char *l = join_list(bench_names);
-			int rc = verr(v, key, "bench needs a benchmark right after it (%s)%s%s%s", l, a1 ? ", not '" : "",
-				      a1 ? a1 : "", a1 ? "'" : "");
+			rc = verr(v, key, "bench needs a benchmark right after it (%s)%s%s%s", l, a1 ? ", not '" : "",
+				  a1 ? a1 : "", a1 ? "'" : "");
 			free(l);
 			return rc;
 		}
 		t->produces = xstrdup(a1);
 		break;
 	case AC_INJECT:
-		if (!a1 || (strcmp(a1, "xid") && strcmp(a1, "sxid") && strcmp(a1, "ras")))
-			return verr(v, key, "inject needs xid CODE, sxid CODE or ras after it");
-		t->produces = xstrdup(a1);
-		if (strcmp(a1, "ras")) {
-			const char *code = t->nargs > 2 ? t->args[2] : NULL;
-			char *end;
-			if (!code)
-				return verr(v, key, "inject %s needs a CODE", a1);
-			if (!has_var(code)) {
-				errno = 0;
-				long cv = strtol(code, &end, 10);
-				if (*end || errno || cv < 0 || cv > 100000)
-					return verr(v, key, "inject %s needs a numeric CODE, not '%s'", a1, code);
-				t->fault_code = cv;
-			}
-		}
-		for (size_t i = 1; i < t->nargs; i++) {
-			const char *pl = NULL;
-			if (!strcmp(t->args[i], "--platform") && i + 1 < t->nargs)
-				pl = t->args[i + 1];
-			else if (!strncmp(t->args[i], "--platform=", 11))
-				pl = t->args[i] + 11;
-			if (pl && !has_var(pl) && p->system && strcmp(pl, p->system))
-				return verr(v, key, "--platform %s contradicts the plan's system: %s", pl, p->system);
-		}
+		rc = args_inject(v, p, t, key, a1);
 		break;
 	case AC_REBOOT:
 		t->produces = xstrdup("reboot-test");
 		break;
 	}
-	for (size_t i = 0; i < t->nargs; i++) {
-		char *bad = NULL;
-		int unset;
-		if (expand(p, t->args[i], NULL, &bad, &unset) != 0 && !unset) {
-			int rc = strncmp(bad, "${", 2) == 0 || !strchr(t->args[i], '}')
-					 ? verr(v, key, "unterminated ${ in '%s'", t->args[i])
-					 : verr(v, key, "${%s} is not declared under variables", bad);
-			free(bad);
-			return rc;
-		}
-		free(bad);
-	}
-	return 0;
+	if (rc)
+		return rc;
+	return args_vars(v, p, t, key);
 }
 
 /* requires: what the evidence must have measured, beyond what the args
@@ -735,6 +786,82 @@ void acc_test_resolve_reqs(struct acc_test *t, char **argv)
 	acc_reqs_from_args(&t->req, t->cmd == AC_BENCH ? t->produces : NULL, n ? argv + 1 : argv, n ? n - 1 : 0);
 }
 
+/* args: the cmax command line, each item a non-empty string or a number. */
+static int parse_test_args(struct vctx *v, const json_t *args, const char *where, struct acc_test *t)
+{
+	char key[128];
+	snprintf(key, sizeof key, "%s.args", where);
+	if (!json_is_array(args) || json_array_size(args) == 0)
+		return verr(v, key, "%s (a list such as [bench, storage, --path, \"${SHARED_PATH}\", --yes])",
+			    args ? "must be a non-empty list" : "missing (required)");
+	t->nargs = json_array_size(args);
+	t->args = xcalloc(t->nargs + 1, sizeof *t->args);
+	for (size_t i = 0; i < t->nargs; i++) {
+		const json_t *x = json_array_get(args, i);
+		t->args[i] = scalar_text(x);
+		if (!t->args[i] || !*t->args[i]) {
+			snprintf(key, sizeof key, "%s.args[%zu]", where, i);
+			return verr(v, key, "must be a non-empty string or a number, not %s", t->args[i] ? "\"\"" : type_name(x));
+		}
+	}
+	return 0;
+}
+
+static int parse_test_duration(struct vctx *v, const json_t *d, const char *where, struct acc_test *t)
+{
+	char key[128];
+	snprintf(key, sizeof key, "%s.duration", where);
+	if (!d || json_is_null(d))
+		return verr(v, key, "missing (the time budget, e.g. 15m or 8h)");
+	char *dt = json_is_integer(d) || json_is_string(d) ? scalar_text(d) : NULL;
+	if (!dt || acc_parse_duration(dt, &t->duration_s) != 0) {
+		int r2 = verr(v, key, "'%s' is not a duration (e.g. 90s, 15m, 8h, 1h30m, 2d; at most 7d)",
+			      dt ? dt : type_name(d));
+		free(dt);
+		return r2;
+	}
+	t->duration_text = dt;
+	return 0;
+}
+
+/* from: optional; which result files the test reads, by name pattern. */
+static int parse_test_from(struct vctx *v, const json_t *from, const char *where, struct acc_test *t)
+{
+	char key[128];
+	if (!from)
+		return 0;
+	snprintf(key, sizeof key, "%s.from", where);
+	size_t n = json_is_array(from) ? json_array_size(from) : 1;
+	if (!(json_is_string(from) || (json_is_array(from) && n > 0)))
+		return verr(v, key, "must be a file name pattern or a list of them");
+	t->from = xcalloc(n, sizeof *t->from);
+	for (size_t i = 0; i < n; i++) {
+		const json_t *x = json_is_array(from) ? json_array_get(from, i) : from;
+		if (!json_is_string(x) || !*json_string_value(x))
+			return verr(v, key, "must be a file name pattern or a list of them");
+		t->from[t->nfrom++] = xstrdup(json_string_value(x));
+	}
+	return 0;
+}
+
+static int parse_test_criteria(struct vctx *v, const json_t *cr, const char *where, struct acc_test *t)
+{
+	char key[128];
+	int rc;
+	snprintf(key, sizeof key, "%s.criteria", where);
+	if (!json_is_array(cr) || json_array_size(cr) == 0)
+		return verr(v, key, "%s: a test without pass criteria cannot pass", cr ? "must be a non-empty list" : "missing");
+	t->ncrit = json_array_size(cr);
+	t->crit = xcalloc(t->ncrit, sizeof *t->crit);
+	for (size_t i = 0; i < t->ncrit; i++) {
+		char cw[96];
+		snprintf(cw, sizeof cw, "%s.criteria[%zu]", where, i);
+		if ((rc = parse_crit(v, json_array_get(cr, i), cw, &t->crit[i])))
+			return rc;
+	}
+	return 0;
+}
+
 static int parse_test(struct vctx *v, const struct acc_plan *p, const json_t *o, size_t idx, struct acc_test *t)
 {
 	static const char *const keys[] = { "id", "title", "group", "args", "duration", "criteria", "from", "notes",
@@ -758,71 +885,78 @@ static int parse_test(struct vctx *v, const struct acc_plan *p, const json_t *o,
 	if (!t->group)
 		t->group = xstrdup(t->id);
 
-	const json_t *args = json_object_get(o, "args");
-	snprintf(key, sizeof key, "%s.args", where);
-	if (!json_is_array(args) || json_array_size(args) == 0)
-		return verr(v, key, "%s (a list such as [bench, storage, --path, \"${SHARED_PATH}\", --yes])",
-			    args ? "must be a non-empty list" : "missing (required)");
-	t->nargs = json_array_size(args);
-	t->args = xcalloc(t->nargs + 1, sizeof *t->args);
-	for (size_t i = 0; i < t->nargs; i++) {
-		const json_t *x = json_array_get(args, i);
-		t->args[i] = scalar_text(x);
-		if (!t->args[i] || !*t->args[i]) {
-			snprintf(key, sizeof key, "%s.args[%zu]", where, i);
-			return verr(v, key, "must be a non-empty string or a number, not %s", t->args[i] ? "\"\"" : type_name(x));
-		}
-	}
-	if ((rc = check_args(v, p, t, where)))
+	if ((rc = parse_test_args(v, json_object_get(o, "args"), where, t)) || (rc = check_args(v, p, t, where)) ||
+	    (rc = parse_requires(v, json_object_get(o, "requires"), where, t)) ||
+	    (rc = parse_basis_of(v, o, where, &t->basis_doc)) ||
+	    (rc = parse_test_duration(v, json_object_get(o, "duration"), where, t)) ||
+	    (rc = parse_test_from(v, json_object_get(o, "from"), where, t)))
 		return rc;
-	if ((rc = parse_requires(v, json_object_get(o, "requires"), where, t)) ||
-	    (rc = parse_basis_of(v, o, where, &t->basis_doc)))
-		return rc;
+	return parse_test_criteria(v, json_object_get(o, "criteria"), where, t);
+}
 
-	const json_t *d = json_object_get(o, "duration");
-	snprintf(key, sizeof key, "%s.duration", where);
-	if (!d || json_is_null(d))
-		return verr(v, key, "missing (the time budget, e.g. 15m or 8h)");
-	char *dt = json_is_integer(d) || json_is_string(d) ? scalar_text(d) : NULL;
-	if (!dt || acc_parse_duration(dt, &t->duration_s) != 0) {
-		int r2 = verr(v, key, "'%s' is not a duration (e.g. 90s, 15m, 8h, 1h30m, 2d; at most 7d)",
-			      dt ? dt : type_name(d));
-		free(dt);
-		return r2;
-	}
-	t->duration_text = dt;
+/* ---- the plan ------------------------------------------------------------------ */
 
-	const json_t *from = json_object_get(o, "from");
-	if (from) {
-		snprintf(key, sizeof key, "%s.from", where);
-		size_t n = json_is_array(from) ? json_array_size(from) : 1;
-		if (!(json_is_string(from) || (json_is_array(from) && n > 0)))
-			return verr(v, key, "must be a file name pattern or a list of them");
-		t->from = xcalloc(n, sizeof *t->from);
-		for (size_t i = 0; i < n; i++) {
-			const json_t *x = json_is_array(from) ? json_array_get(from, i) : from;
-			if (!json_is_string(x) || !*json_string_value(x))
-				return verr(v, key, "must be a file name pattern or a list of them");
-			t->from[t->nfrom++] = xstrdup(json_string_value(x));
-		}
-	}
-
-	const json_t *cr = json_object_get(o, "criteria");
-	snprintf(key, sizeof key, "%s.criteria", where);
-	if (!json_is_array(cr) || json_array_size(cr) == 0)
-		return verr(v, key, "%s: a test without pass criteria cannot pass", cr ? "must be a non-empty list" : "missing");
-	t->ncrit = json_array_size(cr);
-	t->crit = xcalloc(t->ncrit, sizeof *t->crit);
-	for (size_t i = 0; i < t->ncrit; i++) {
-		char cw[96];
-		snprintf(cw, sizeof cw, "%s.criteria[%zu]", where, i);
-		if ((rc = parse_crit(v, json_array_get(cr, i), cw, &t->crit[i])))
-			return rc;
+/* variables: NAME: default (null: no default, --var must give it). */
+static int parse_vars(struct vctx *v, const json_t *vars, struct acc_plan *p)
+{
+	if (!json_is_object(vars))
+		return verr(v, "variables", "must be a mapping NAME: default");
+	p->vars = xcalloc(json_object_size(vars) + 1, sizeof *p->vars);
+	const char *k;
+	json_t *x;
+	json_object_foreach((json_t *)vars, k, x) {
+		char key[160];
+		snprintf(key, sizeof key, "variables.%s", k);
+		if (!valid_var_name(k) || strlen(k) > 64)
+			return verr(v, key, "a variable name is letters, digits and '_' (not starting with a digit)");
+		struct acc_var *var = &p->vars[p->nvars++];
+		var->name = xstrdup(k);
+		if (json_is_null(x))
+			continue; /* no default: --var must give it */
+		var->value = scalar_text(x);
+		if (!var->value)
+			return verr(v, key, "the default must be a string or a number (null: no default), not %s",
+				    type_name(x));
 	}
 	return 0;
 }
 
-/* ---- the plan ------------------------------------------------------------------ */
+/* retest: how many attempts, over which tests, within how many days. */
+static int parse_retest(struct vctx *v, const json_t *rt, struct acc_plan *p)
+{
+	static const char *const rkeys[] = { "max_attempts", "scope", "window_days", "basis", NULL };
+	int rc;
+	if (!rt)
+		return verr(v, "retest", "missing (the retest rule: max_attempts, scope, window_days)");
+	if (!json_is_object(rt))
+		return verr(v, "retest", "must be a mapping");
+	if ((rc = check_keys(v, rt, "retest", rkeys)) || (rc = parse_basis_of(v, rt, "retest", &p->retest_basis)))
+		return rc;
+	const json_t *ma = json_object_get(rt, "max_attempts");
+	if (!json_is_integer(ma) || json_integer_value(ma) < 1 || json_integer_value(ma) > 20)
+		return verr(v, "retest.max_attempts", "%s (a whole number 1-20; 1 = no retest)",
+			    ma ? "out of range" : "missing");
+	p->max_attempts = (int)json_integer_value(ma);
+	const json_t *sc = json_object_get(rt, "scope");
+	if (sc) {
+		const char *s = json_string_value(sc);
+		if (s && !strcmp(s, "failed"))
+			p->scope = RS_FAILED;
+		else if (s && !strcmp(s, "group"))
+			p->scope = RS_GROUP;
+		else if (s && !strcmp(s, "all"))
+			p->scope = RS_ALL;
+		else
+			return verr(v, "retest.scope", "must be failed, group or all");
+	}
+	const json_t *wd = json_object_get(rt, "window_days");
+	if (wd && !json_is_null(wd)) {
+		if (!json_is_integer(wd) || json_integer_value(wd) < 0 || json_integer_value(wd) > 3650)
+			return verr(v, "retest.window_days", "must be a whole number of days (0-3650) or null");
+		p->window_days = (int)json_integer_value(wd);
+	}
+	return 0;
+}
 
 int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p, char **err)
 {
@@ -848,7 +982,7 @@ int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p
 		return rc;
 	if (strcmp(p->system, "hgx") && strcmp(p->system, "nvl72"))
 		return verr(&v, "system", "'%s' is not hgx or nvl72", p->system);
-	if (acc_parse_day(p->acceptance_date) < 0)
+	if (time_parse_day(p->acceptance_date) < 0)
 		return verr(&v, "acceptance_date", "'%s' is not a date YYYY-MM-DD", p->acceptance_date);
 	const json_t *ver = json_object_get(root, "version");
 	if (ver) {
@@ -867,59 +1001,10 @@ int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p
 	}
 
 	const json_t *vars = json_object_get(root, "variables");
-	if (vars && !json_is_null(vars)) {
-		if (!json_is_object(vars))
-			return verr(&v, "variables", "must be a mapping NAME: default");
-		p->vars = xcalloc(json_object_size(vars) + 1, sizeof *p->vars);
-		const char *k;
-		json_t *x;
-		json_object_foreach((json_t *)vars, k, x) {
-			char key[160];
-			snprintf(key, sizeof key, "variables.%s", k);
-			if (!valid_var_name(k) || strlen(k) > 64)
-				return verr(&v, key, "a variable name is letters, digits and '_' (not starting with a digit)");
-			struct acc_var *var = &p->vars[p->nvars++];
-			var->name = xstrdup(k);
-			if (json_is_null(x))
-				continue; /* no default: --var must give it */
-			var->value = scalar_text(x);
-			if (!var->value)
-				return verr(&v, key, "the default must be a string or a number (null: no default), not %s",
-					    type_name(x));
-		}
-	}
-
-	const json_t *rt = json_object_get(root, "retest");
-	if (!rt)
-		return verr(&v, "retest", "missing (the retest rule: max_attempts, scope, window_days)");
-	if (!json_is_object(rt))
-		return verr(&v, "retest", "must be a mapping");
-	static const char *const rkeys[] = { "max_attempts", "scope", "window_days", "basis", NULL };
-	if ((rc = check_keys(&v, rt, "retest", rkeys)) || (rc = parse_basis_of(&v, rt, "retest", &p->retest_basis)))
+	if (vars && !json_is_null(vars) && (rc = parse_vars(&v, vars, p)))
 		return rc;
-	const json_t *ma = json_object_get(rt, "max_attempts");
-	if (!json_is_integer(ma) || json_integer_value(ma) < 1 || json_integer_value(ma) > 20)
-		return verr(&v, "retest.max_attempts", "%s (a whole number 1-20; 1 = no retest)",
-			    ma ? "out of range" : "missing");
-	p->max_attempts = (int)json_integer_value(ma);
-	const json_t *sc = json_object_get(rt, "scope");
-	if (sc) {
-		const char *s = json_string_value(sc);
-		if (s && !strcmp(s, "failed"))
-			p->scope = RS_FAILED;
-		else if (s && !strcmp(s, "group"))
-			p->scope = RS_GROUP;
-		else if (s && !strcmp(s, "all"))
-			p->scope = RS_ALL;
-		else
-			return verr(&v, "retest.scope", "must be failed, group or all");
-	}
-	const json_t *wd = json_object_get(rt, "window_days");
-	if (wd && !json_is_null(wd)) {
-		if (!json_is_integer(wd) || json_integer_value(wd) < 0 || json_integer_value(wd) > 3650)
-			return verr(&v, "retest.window_days", "must be a whole number of days (0-3650) or null");
-		p->window_days = (int)json_integer_value(wd);
-	}
+	if ((rc = parse_retest(&v, json_object_get(root, "retest"), p)))
+		return rc;
 
 	const json_t *tests = json_object_get(root, "tests");
 	if (!json_is_array(tests) || json_array_size(tests) == 0)

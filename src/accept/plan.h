@@ -116,8 +116,7 @@ const struct acc_test *acc_plan_test(const struct acc_plan *p, const char *id);
 int acc_parse_duration(const char *s, long *secs);
 /* "8h", "1h30m", "45s": the shortest exact spelling. */
 void acc_format_duration(long secs, char *buf, size_t n);
-/* YYYY-MM-DD only: days since 1970-01-01, or -1. */
-long acc_parse_day(const char *s);
+/* Days since 1970-01-01 (time_parse_day, core/timefmt.h) as YYYY-MM-DD. */
 void acc_format_day(long day, char *buf, size_t n);
 
 /* NULL for a read-only test, else what it changes ("writes files", ...). */

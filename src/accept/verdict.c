@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "accept/verdict.h"
+#include "core/timefmt.h"
+#include "core/error.h"
 #include "core/exitcodes.h"
 #include "evidence/evidence.h"
 #include "core/strbuf.h"
@@ -51,7 +53,7 @@ int acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p
 		return perr(err, label, "attempt must be a whole number from 1");
 	p->attempt = (int)json_integer_value(at);
 	const char *date = json_string_value(json_object_get(root, "date"));
-	if ((p->day = acc_parse_day(date)) < 0)
+	if ((p->day = time_parse_day(date)) < 0)
 		return perr(err, label, "date must be YYYY-MM-DD");
 	const char *v = json_string_value(json_object_get(json_object_get(root, "verdict"), "status"));
 	if (!v || (strcmp(v, "ACCEPTED") && strcmp(v, "NOT ACCEPTED") && strcmp(v, "RETEST REQUIRED")))
@@ -96,7 +98,7 @@ int acc_prev_load(const char *path, struct acc_prev *p, char **err)
 	memset(p, 0, sizeof *p);
 	json_t *root = NULL;
 	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
-	int rc = ev_load_json(path, &root, err);
+	int rc = exit_code_for(ev_load_json(path, &root, err));
 	if (rc)
 		return rc;
 	rc = acc_prev_from_json(root, path, p, err);
@@ -160,7 +162,7 @@ void acc_decide(const struct acc_decide_in *in, struct acc_decision *out)
 	out->retest = xcalloc(p->ntests + 1, sizeof *out->retest);
 	out->retest_by = -1;
 	out->retest_deadline = -1;
-	long due = acc_parse_day(p->acceptance_date);
+	long due = time_parse_day(p->acceptance_date);
 	out->days_left = due - in->day;
 	size_t nfail = 0, ninc = 0;
 	for (size_t i = 0; i < p->ntests; i++) {

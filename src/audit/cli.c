@@ -1,31 +1,36 @@
 /* `cmax audit [PROFILE] [options]`: resolve the target, confirm, gather,
  * grade, write the run directory, render. */
 #include <stdio.h>
-#include "cli.h"
-#include "engine.h"
-#include "target.h"
-#include "rundir.h"
-#include "../core/numparse.h"
-#include "../core/exitcodes.h"
-#include "../core/interrupt.h"
-#include "../core/outfile.h"
-#include "../core/selfcheck.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../core/termsafe.h"
-#include "../core/clock.h"
-#include "../core/datafile.h"
-#include "../core/policyfile.h"
-#include "../core/runner.h"
-#include "../core/usage.h"
-#include "../report/report.h"
-#include "../policy/minimums.h"
-#include "../xid/catalog.h"
-#include "../fleet/fleet.h"
+#include "audit/cli.h"
+#include "engine/engine.h"
+#include "checks/registry.h"
+#include "checks/check.h"
+#include "collect/collector.h"
+#include "engine/target.h"
+#include "audit/rundir.h"
+#include "core/argv.h"
+#include "core/options.h"
+#include "core/suggest.h"
+#include "core/exitcodes.h"
+#include "core/interrupt.h"
+#include "core/outfile.h"
+#include "core/selfcheck.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "core/termsafe.h"
+#include "core/clock.h"
+#include "core/datafile.h"
+#include "core/policyfile.h"
+#include "core/runner.h"
+#include "core/usage.h"
+#include "report/report.h"
+#include "policy/minimums.h"
+#include "xid/catalog.h"
+#include "fleet/fleet.h"
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -43,110 +48,13 @@ static size_t active_probe_count(void)
 static const char *active_effect(void)
 {
 	return active_probe_count() ? "see --dry-run for which"
-				    : "this version has no such probe,\n"
-				      "                         so it changes nothing (every check is read-only)";
+				    : "this version has no such probe, so it changes nothing (every check is read-only)";
 }
-
-void audit_usage(FILE *out)
-{
-	fprintf(out, "usage: cmax audit [PROFILE] [options]\n"
-	      "       cmax audit review [PATH] [--command CMD]... [--no-interactive]\n"
-	      "\n"
-	      "Read-only audit of this machine, graded PASS / WARN / FAIL / SKIP / ERROR.\n"
-	      "\n"
-	      "Profiles (default: all of them):\n"
-	      "  versions isolation hardware software containers orchestration networking\n"
-	      "  storage health access, and security (= versions + isolation; exits 2 on FAIL)\n"
-	      "\n"
-	      "Target (default: auto-detected):\n"
-	      "      --local            this machine; bare metal, VM or container is detected\n"
-	      "      --standalone       this machine as a standalone host\n"
-	      "      --vm               this machine, audited as a VM guest\n"
-	      "      --container        this machine, audited as a container\n"
-	      "      --slurm            every node of a Slurm allocation (auto-selected inside one,\n"
-	      "                         i.e. SLURM_JOB_ID set outside a job step)\n"
-	      "      --k8s              every GPU node of a Kubernetes cluster\n"
-	      "      --nodes LIST       --slurm: these nodes (hostlist), in a short allocation of its own\n"
-	      "      --partition P      --slurm: every node of partition P, in a short allocation\n"
-	      "      --node-cmd PATH    cmax as the nodes see it (default: this binary's own path)\n"
-	      "      --node-timeout S   each node's own budget in seconds (default 120)\n"
-	      "      --kubeconfig FILE  --k8s: kubeconfig (else KUBECONFIG / kubectl's default)\n"
-	      "      --context NAME     --k8s: kubeconfig context\n"
-	      "      --node-image IMAGE --k8s: image holding cmax for the per-node collector pods\n"
-	      "                         (labelled with this run's id and deleted afterwards; the\n"
-	      "                         manifests are kept in the run directory)\n"
-	      "  -y, --yes              do not ask for confirmation\n"
-	      "\n"
-	      "Plan:\n"
-	      "  -s, --show             list the checks that would run, then exit\n"
-	      "      --dry-run          print the resolved plan (with -o yaml|json), run nothing\n"
-	      "  -o, --output FORMAT    plan format for --dry-run: yaml or json\n"
-	      "      --output-file PATH write the --dry-run plan to PATH (never overwrites)\n"
-	      "      --active           allow probes that change state or make traffic; %s\n"
-	      "\n"
-	      "Inputs and outputs:\n"
-	      "      --sysroot DIR      read /proc, /sys, /etc, /dev, /var under DIR (also CMAX_SYSROOT)\n"
-	      "      --minimums FILE    grade versions against this minimum-version table\n"
-	      "      --output-dir DIR   write the run here instead of ~/.cmax/audit/<UTC timestamp>/\n"
-	      "                         (DIR holding another run: DIR/<UTC timestamp>/ inside it)\n"
-	      "      --json             print the graded report as JSON instead of text\n"
-	      "      --timeout SECONDS  budget for the whole audit (default 180)\n"
-	      "      --tool-timeout S   cap every tool's own timeout at S seconds (default: each tool's,\n"
-	      "                         10 s for nvidia-smi and the kernel log, 2-5 s for version probes)\n"
-	      "      --exit-zero        exit 0 even when the security profile has FAIL rows\n"
-	      "  -v, --verbose          repeat: -v observed/expected, -vv references,\n"
-	      "                         -vvv reproduce, remediation and evidence\n"
-	      "      --no-color         never colour (also NO_COLOR); colour only on a TTY\n"
-	      "  -h, --help             this help\n"
-	      "\n"
-	      "Ctrl-C, SIGTERM or SIGHUP stops the running tool and writes the report so far, marked\n"
-	      "partial; exit 130, 143 or 129.\n",
-	      active_effect());
-}
-
-enum {
-	OPT_LOCAL = 1000, OPT_STANDALONE, OPT_VM, OPT_CONTAINER, OPT_SLURM, OPT_K8S, OPT_DRYRUN,
-	OPT_OUTFILE, OPT_ACTIVE, OPT_SYSROOT, OPT_MINIMUMS, OPT_OUTDIR, OPT_JSON, OPT_TIMEOUT,
-	OPT_EXITZERO, OPT_NOCOLOR, OPT_KUBECONFIG, OPT_CONTEXT, OPT_NODES, OPT_PARTITION, OPT_NODECMD,
-	OPT_NODETIMEOUT, OPT_NODEIMAGE, OPT_TOOLTIMEOUT,
-};
-
-static const struct option audit_opts[] = {
-	{ "local", no_argument, NULL, OPT_LOCAL },
-	{ "standalone", no_argument, NULL, OPT_STANDALONE },
-	{ "vm", no_argument, NULL, OPT_VM },
-	{ "container", no_argument, NULL, OPT_CONTAINER },
-	{ "slurm", no_argument, NULL, OPT_SLURM },
-	{ "k8s", no_argument, NULL, OPT_K8S },
-	{ "kubeconfig", required_argument, NULL, OPT_KUBECONFIG },
-	{ "context", required_argument, NULL, OPT_CONTEXT },
-	{ "nodes", required_argument, NULL, OPT_NODES },
-	{ "partition", required_argument, NULL, OPT_PARTITION },
-	{ "node-cmd", required_argument, NULL, OPT_NODECMD },
-	{ "node-timeout", required_argument, NULL, OPT_NODETIMEOUT },
-	{ "node-image", required_argument, NULL, OPT_NODEIMAGE },
-	{ "yes", no_argument, NULL, 'y' },
-	{ "show", no_argument, NULL, 's' },
-	{ "dry-run", no_argument, NULL, OPT_DRYRUN },
-	{ "output", required_argument, NULL, 'o' },
-	{ "output-file", required_argument, NULL, OPT_OUTFILE },
-	{ "active", no_argument, NULL, OPT_ACTIVE },
-	{ "sysroot", required_argument, NULL, OPT_SYSROOT },
-	{ "minimums", required_argument, NULL, OPT_MINIMUMS },
-	{ "output-dir", required_argument, NULL, OPT_OUTDIR },
-	{ "json", no_argument, NULL, OPT_JSON },
-	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
-	{ "tool-timeout", required_argument, NULL, OPT_TOOLTIMEOUT },
-	{ "exit-zero", no_argument, NULL, OPT_EXITZERO },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "no-color", no_argument, NULL, OPT_NOCOLOR },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
 
 struct audit_opts {
 	const char *profile;
 	enum target_flag target;
+	int tflag[TF_K8S + 1];      /* --local ... --k8s, by enum target_flag */
 	int yes, show, dry_run, active, json, exit_zero, verbose, no_color;
 	const char *output_fmt, *output_file, *sysroot, *minimums, *output_dir;
 	long timeout_s;
@@ -156,89 +64,141 @@ struct audit_opts {
 	long node_timeout_s;
 };
 
+#define AO(f) offsetof(struct audit_opts, f)
+#define TARGET_FLAG(name, tf, help) { name, 0, OPT_FLAG, AO(tflag[tf]), NULL, help, NULL, 0, 0, NULL, NULL, 0 }
+const struct opt_def audit_options[] = {
+	TARGET_FLAG("local", TF_LOCAL, "this machine; bare metal, VM or container is detected"),
+	TARGET_FLAG("standalone", TF_STANDALONE, "this machine as a standalone host"),
+	TARGET_FLAG("vm", TF_VM, "this machine, audited as a VM guest"),
+	TARGET_FLAG("container", TF_CONTAINER, "this machine, audited as a container"),
+	TARGET_FLAG("slurm", TF_SLURM, "every node of a Slurm allocation (auto-selected inside one)"),
+	TARGET_FLAG("k8s", TF_K8S, "every GPU node of a Kubernetes cluster"),
+	{ "nodes", 0, OPT_STRING, AO(nodes), "LIST", "--slurm: these nodes (hostlist), in a short allocation of its own",
+	  NULL, 0, 0, NULL, NULL, 0 },
+	{ "partition", 0, OPT_STRING, AO(partition), "P", "--slurm: every node of partition P, in a short allocation",
+	  NULL, 0, 0, NULL, NULL, 0 },
+	{ "node-cmd", 0, OPT_STRING, AO(node_cmd), "PATH", "cmax as the nodes see it", "this binary's own path", 0, 0,
+	  NULL, NULL, OPTF_PATH },
+	{ "node-timeout", 0, OPT_SECONDS, AO(node_timeout_s), "SECONDS", "each node's own budget", "120", 1, 86400, "s",
+	  NULL, 0 },
+	{ "kubeconfig", 0, OPT_STRING, AO(kubeconfig), "FILE", "--k8s: kubeconfig (else KUBECONFIG / kubectl's default)",
+	  NULL, 0, 0, NULL, NULL, OPTF_PATH },
+	{ "context", 0, OPT_STRING, AO(context), "NAME", "--k8s: kubeconfig context", NULL, 0, 0, NULL, NULL, 0 },
+	{ "node-image", 0, OPT_STRING, AO(node_image), "IMAGE", "--k8s: image holding cmax for the per-node collector pods",
+	  NULL, 0, 0, NULL, NULL, 0 },
+	OPTION_YES(struct audit_opts, yes),
+	{ "show", 's', OPT_FLAG, AO(show), NULL, "list the checks that would run, then exit", NULL, 0, 0, NULL, NULL, 0 },
+	OPTION_DRY_RUN(struct audit_opts, dry_run),
+	OPTION_OUTPUT(struct audit_opts, output_fmt),
+	{ "output-file", 0, OPT_STRING, AO(output_file), "FILE", "write the --dry-run -o json|yaml plan to FILE (never overwrites)",
+	  NULL, 0, 0, NULL, NULL, OPTF_PATH },
+	{ "active", 0, OPT_FLAG, AO(active), NULL, "allow probes that change state or make traffic (see below)", NULL, 0, 0,
+	  NULL, NULL, 0 },
+	OPTION_SYSROOT(struct audit_opts, sysroot),
+	{ "minimums", 0, OPT_STRING, AO(minimums), "FILE", "grade versions against this minimum-version table", NULL, 0, 0,
+	  NULL, NULL, OPTF_PATH },
+	{ "output-dir", 0, OPT_STRING, AO(output_dir), "DIR", "write the run here", "~/.cmax/audit/<UTC timestamp>/", 0, 0,
+	  NULL, NULL, OPTF_DIR },
+	OPTION_JSON(struct audit_opts, json),
+	{ "timeout", 0, OPT_SECONDS, AO(timeout_s), "SECONDS", "budget for the whole audit", "180", 1, 86400, "s", NULL, 0 },
+	{ "tool-timeout", 0, OPT_SECONDS, AO(tool_timeout_s), "SECONDS", "cap every tool's own timeout",
+	  "each tool's", 1, 3600, "s", NULL, 0 },
+	{ "exit-zero", 0, OPT_FLAG, AO(exit_zero), NULL, "exit 0 even when the security profile has FAIL rows", NULL, 0, 0,
+	  NULL, NULL, 0 },
+	OPTION_VERBOSE(struct audit_opts, verbose),
+	OPTION_NO_COLOR(struct audit_opts, no_color),
+	OPTION_END,
+};
+#undef TARGET_FLAG
+#undef AO
+
+static const char audit_help_head[] =
+	"usage: cmax audit [PROFILE] [options]\n"
+	"       cmax audit review [PATH] [--command CMD]... [--no-interactive]\n"
+	"\n"
+	"Read-only audit of this machine, graded PASS / WARN / FAIL / SKIP / ERROR.\n"
+	"\n"
+	"Profiles (default: all of them):\n"
+	"  versions isolation hardware software containers orchestration networking\n"
+	"  storage health access, and security (= versions + isolation; exits 2 on FAIL)\n"
+	"\n"
+	"The target is auto-detected unless one of --local, --standalone, --vm, --container,\n"
+	"--slurm or --k8s names it; --slurm is auto-selected inside an allocation (SLURM_JOB_ID\n"
+	"set outside a job step). The --k8s collector pods are labelled with this run's id and\n"
+	"deleted afterwards; their manifests are kept in the run directory.\n"
+	"\n"
+	"Options:\n";
+static const char audit_help_tail_fmt[] =
+	"-o goes with --dry-run: the plan as a document (json or yaml; text is the listing).\n"
+	"--json prints the graded report instead of the text. --sysroot reads /proc, /sys, /etc,\n"
+	"/dev and /var under DIR (also CMAX_SYSROOT). An --output-dir holding another run gets\n"
+	"this one in DIR/<UTC timestamp>/ inside it. --tool-timeout's default is each tool's\n"
+	"own: 10 s for nvidia-smi and the kernel log, 2-5 s for version probes.\n"
+	"-v adds observed/expected, -vv references, -vvv reproduce, remediation and evidence.\n"
+	"--active: %s.\n"
+	"\n"
+	"Ctrl-C, SIGTERM or SIGHUP stops the running tool and writes the report so far, marked\n"
+	"partial; exit 130, 143 or 129.\n";
+
+/* The tail says what --active does in this build. */
+static void audit_help(FILE *out)
+{
+	opt_help_page(out, audit_help_head, audit_options, "");
+	fprintf(out, audit_help_tail_fmt, active_effect());
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
 	return usage_fail("audit", fmt, arg);
 }
 
-static int parse(int argc, char **argv, struct audit_opts *o)
+int audit_profile_check(const char *cmd, const char *profile)
 {
-	memset(o, 0, sizeof *o);
-	o->timeout_s = 180;
-	o->node_timeout_s = 120;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "ysho:v", audit_opts, NULL)) != -1) {
-		enum target_flag tf = TF_NONE;
-		switch (c) {
-		case OPT_LOCAL: tf = TF_LOCAL; break;
-		case OPT_STANDALONE: tf = TF_STANDALONE; break;
-		case OPT_VM: tf = TF_VM; break;
-		case OPT_CONTAINER: tf = TF_CONTAINER; break;
-		case OPT_SLURM: tf = TF_SLURM; break;
-		case OPT_K8S: tf = TF_K8S; break;
-		case OPT_KUBECONFIG: o->kubeconfig = optarg; break;
-		case OPT_CONTEXT: o->context = optarg; break;
-		case OPT_NODES: o->nodes = optarg; break;
-		case OPT_PARTITION: o->partition = optarg; break;
-		case OPT_NODECMD: o->node_cmd = optarg; break;
-		case OPT_NODEIMAGE: o->node_image = optarg; break;
-		case OPT_NODETIMEOUT: {
-			/* core/numparse.h: 90, 90s, 5m, 1h; digits only, range-checked */
-			if (np_seconds("--node-timeout", optarg, 1, 86400, &o->node_timeout_s, NULL) != 0)
-				return usage_error("--node-timeout wants seconds between 1 and 86400 (90, 90s, 5m, 1h), not '%s'", optarg);
-			break;
-		}
-		case 'y': o->yes = 1; break;
-		case 's': o->show = 1; break;
-		case OPT_DRYRUN: o->dry_run = 1; break;
-		case 'o': o->output_fmt = optarg; break;
-		case OPT_OUTFILE: o->output_file = optarg; break;
-		case OPT_ACTIVE: o->active = 1; break;
-		case OPT_SYSROOT: o->sysroot = optarg; break;
-		case OPT_MINIMUMS: o->minimums = optarg; break;
-		case OPT_OUTDIR: o->output_dir = optarg; break;
-		case OPT_JSON: o->json = 1; break;
-		case OPT_TIMEOUT: {
-			/* core/numparse.h: 90, 90s, 5m, 1h; digits only, range-checked */
-			if (np_seconds("--timeout", optarg, 1, 86400, &o->timeout_s, NULL) != 0)
-				return usage_error("--timeout wants seconds between 1 and 86400 (90, 90s, 5m, 1h), not '%s'", optarg);
-			break;
-		}
-		case OPT_TOOLTIMEOUT: {
-			/* core/numparse.h: 90, 90s, 5m, 1h; digits only, range-checked */
-			if (np_seconds("--tool-timeout", optarg, 1, 3600, &o->tool_timeout_s, NULL) != 0)
-				return usage_error("--tool-timeout wants seconds between 1 and 3600 (90, 90s, 5m, 1h), not '%s'", optarg);
-			break;
-		}
-		case OPT_EXITZERO: o->exit_zero = 1; break;
-		case 'v': o->verbose++; break;
-		case OPT_NOCOLOR: o->no_color = 1; break;
-		case 'h': audit_usage(stdout); return -1;
-		case '?':
-		default:
-			return usage_error("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
+	const struct engine_registry *reg = builtin_registry();
+	if (plan_profile_valid(reg, profile))
+		return 0;
+	size_t n = 0;
+	while (reg->profiles[n])
+		n++;
+	const char **names = xcalloc(n + 3, sizeof *names);
+	memcpy(names, reg->profiles, n * sizeof *names);
+	names[n] = "security";
+	if (!strcmp(cmd, "audit"))
+		names[n + 1] = "review"; /* the subcommand, mistyped: cmax audit reveiw */
+	const char *best = suggest(profile, names);
+	char *msg = best ? xasprintf("unknown profile '%s' (did you mean '%s'?)", ts_str(profile), best)
+			 : xasprintf("unknown profile '%s'", ts_str(profile));
+	usage_fail(cmd, "%s", msg);
+	free(msg);
+	free(names);
+	return EXIT_USAGE;
+}
+
+/* The one target flag given, or TF_NONE; -1 after a usage error. */
+static int target_of(const struct audit_opts *o)
+{
+	enum target_flag tf = TF_NONE;
+	for (int f = TF_LOCAL; f <= TF_K8S; f++) {
+		if (!o->tflag[f])
+			continue;
 		if (tf != TF_NONE) {
-			if (o->target != TF_NONE && o->target != tf)
-				return usage_error("%s: choose one target flag", target_flag_name(tf));
-			o->target = tf;
+			usage_error("%s: choose one target flag", target_flag_name((enum target_flag)f));
+			return -1;
 		}
+		tf = (enum target_flag)f;
 	}
-	for (; optind < argc; optind++) {
-		if (o->profile)
-			return usage_error("unexpected argument '%s'", argv[optind]);
-		if (!plan_profile_valid(argv[optind]))
-			return usage_error("unknown profile '%s'", argv[optind]);
-		o->profile = argv[optind];
-	}
+	return (int)tf;
+}
+
+/* What the table cannot say: which options go together. */
+static int audit_check_opts(struct audit_opts *o)
+{
 	if (o->verbose > 3)
 		o->verbose = 3;
-	if (o->output_fmt && strcmp(o->output_fmt, "yaml") && strcmp(o->output_fmt, "json"))
-		return usage_error("-o wants yaml or json, not '%s'", o->output_fmt);
 	if (o->output_fmt && !o->dry_run)
 		return usage_error("%s only goes with --dry-run (use --json for the graded report)", "-o");
+	if (o->output_fmt && !strcmp(o->output_fmt, "text"))
+		o->output_fmt = NULL; /* the text plan is --dry-run's own */
 	if (o->output_file && !(o->dry_run && o->output_fmt))
 		return usage_error("%s needs --dry-run -o yaml|json", "--output-file");
 	if ((o->nodes || o->partition) && o->target != TF_SLURM && o->target != TF_NONE)
@@ -250,16 +210,36 @@ static int parse(int argc, char **argv, struct audit_opts *o)
 		return usage_error("%s goes with --slurm or --k8s", o->node_cmd ? "--node-cmd" : "--kubeconfig/--context");
 	if (o->node_image && o->target != TF_NONE && o->target != TF_K8S)
 		return usage_error("%s goes with --k8s", "--node-image");
-	/* an empty path is never meant: --sysroot "" would read the live host,
-	 * --output-dir "" the current directory */
-	const struct { const char *name, *val; } paths[] = {
-		{ "--sysroot", o->sysroot }, { "--output-dir", o->output_dir }, { "--output-file", o->output_file },
-		{ "--minimums", o->minimums }, { "--kubeconfig", o->kubeconfig }, { "--context", o->context },
-		{ "--node-cmd", o->node_cmd }, { "--node-image", o->node_image },
-	};
-	for (size_t i = 0; i < sizeof paths / sizeof *paths; i++)
-		if (paths[i].val && !*paths[i].val)
-			return usage_error("%s wants a value, not an empty string", paths[i].name);
+	return 0;
+}
+
+/* Parse: 0, -1 after --help, or an exit code. An empty path is never
+ * meant (--sysroot "" would read the live host, --output-dir "" the
+ * current directory): the table refuses every empty value. */
+static int parse(int argc, char **argv, struct audit_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->timeout_s = 180;
+	o->node_timeout_s = 120;
+	struct opt_parser p = { .cmd = "audit", .defs = audit_options, .dst = o, .max_positional = 1 };
+	enum opt_status st = opt_parse(&p, argc, argv);
+	if (st == OPT_OK && p.npositional)
+		o->profile = p.positional[0];
+	opt_parser_release(&p);
+	if (st == OPT_HELP)
+		audit_help(stdout);
+	int rc = opt_parse_result(st);
+	if (rc)
+		return rc;
+	if (o->profile && audit_profile_check("audit", o->profile))
+		return EXIT_USAGE;
+	int tf = target_of(o);
+	if (tf < 0)
+		return EXIT_USAGE;
+	o->target = (enum target_flag)tf;
+	rc = audit_check_opts(o);
+	if (rc)
+		return rc;
 	if ((o->nodes || o->partition) && o->target == TF_NONE)
 		o->target = TF_SLURM; /* naming nodes is choosing the Slurm target */
 	if (!o->sysroot) {
@@ -448,15 +428,6 @@ static int confirm(struct audit_ctx *ctx, struct audit_opts *o, const char *cmdl
 	}
 }
 
-static char *join_cmdline(int argc, char **argv)
-{
-	struct strbuf sb = STRBUF_INIT;
-	sb_adds(&sb, "cmax audit");
-	for (int i = 1; i < argc; i++)
-		sb_addf(&sb, " %s", argv[i]);
-	return sb_detach(&sb);
-}
-
 static json_t *policy_json(struct audit_ctx *ctx, const char *minimums_path)
 {
 	json_t *p = json_object();
@@ -585,19 +556,19 @@ static void run_fanout(struct audit_ctx *ctx, const struct audit_opts *o, int k8
 	node_docs_free(docs, n);
 }
 
-int audit_load_policy(struct audit_ctx *ctx, const char *minimums_path, char **perr)
+enum cmax_err audit_load_policy(struct audit_ctx *ctx, const char *minimums_path, char **perr)
 {
 	char *err = NULL;
 	char *paths[] = { xstrdup(minimums_path), datafile_path("xid-catalog.json"), datafile_path("gpu-models.json"),
 			  datafile_path("thresholds.json") };
 	static const char *const schemas[] = { "minimum-versions", "xid-catalog", "gpu-models", "thresholds" };
-	int prc = 0;
-	/* a broken policy file is exit 65 before anything grades (core/policyfile.h) */
+	enum cmax_err prc = CE_OK;
+	/* a broken policy file is an error before anything grades (core/policyfile.h) */
 	for (size_t i = 0; i < 4; i++) {
-		if (!prc && (prc = policy_check_if_present(paths[i], schemas[i], POLICY_JSON, perr)) == EXIT_NOINPUT) {
+		if (!prc && (prc = policy_check_if_present(paths[i], schemas[i], POLICY_JSON, perr)) == CE_NOINPUT) {
 			free(*perr); /* unreadable: loaded below as unknown, as before */
 			*perr = NULL;
-			prc = 0;
+			prc = CE_OK;
 		}
 		free(paths[i]);
 	}
@@ -618,7 +589,7 @@ int audit_load_policy(struct audit_ctx *ctx, const char *minimums_path, char **p
 	char *tp = datafile_path("thresholds.json");
 	ctx->thresholds = datafile_load_json(tp, NULL);
 	free(tp);
-	return 0;
+	return CE_OK;
 }
 
 void audit_free_policy(struct audit_ctx *ctx)
@@ -633,265 +604,331 @@ void audit_free_policy(struct audit_ctx *ctx)
 	json_decref(ctx->thresholds);
 }
 
-int cmd_audit(int argc, char **argv)
-{
+/* One `cmax audit` run: what its phases share, released once by
+ * audit_cmd_release(); zeroed, every field is safe to release. */
+struct audit_cmd {
 	struct audit_opts o;
-	int prc = parse(argc, argv, &o);
-	if (prc < 0)
-		return EXIT_OK; /* --help */
-	if (prc > 0)
-		return prc;
-	if (o.sysroot) {
-		int rc = sysroot_set(o.sysroot);
+	char *minimums_path;
+	struct audit_ctx ctx;
+	struct audit_plan plan;
+	char *cmdline;
+	int fleet, k8s;
+	char *dir;                  /* the run directory */
+	long t0;
+	struct audit_report rep;
+	struct result **rows;       /* rep.results, then every node's rows (fleet) */
+	size_t nrows;
+	char started_iso[32], finished_iso[32];
+	struct report_meta meta;
+	json_t *results, *values, *policy, *cols;
+	int isig;                   /* the signal that interrupted the run, or 0 */
+	char *partial_note;
+	int selfbad, valbad, wrc;
+};
+
+static void audit_cmd_release(struct audit_cmd *ac)
+{
+	if (ac->rows != ac->rep.results) {
+		for (size_t i = ac->rep.n; i < ac->nrows; i++)
+			result_free(ac->rows[i]);
+		free(ac->rows);
+	}
+	json_decref(ac->results);
+	json_decref(ac->values);
+	json_decref(ac->policy);
+	json_decref(ac->cols);
+	free(ac->partial_note);
+	audit_report_release(&ac->rep);
+	free(ac->dir);
+	free(ac->cmdline);
+	audit_plan_release(&ac->plan);
+	audit_free_policy(&ac->ctx);
+	audit_ctx_release(&ac->ctx);
+	free(ac->minimums_path);
+}
+
+/* Prepare (1/3): the inputs named on the command line, before anything is
+ * read: the sysroot, the minimum-version table, the run directory's place. */
+static int audit_prepare_inputs(struct audit_cmd *ac)
+{
+	const struct audit_opts *o = &ac->o;
+	if (o->sysroot) {
+		int rc = sysroot_set(o->sysroot);
 		if (rc != 0) {
-			fprintf(stderr, "cmax audit: --sysroot %s: %s\n", o.sysroot, strerror(-rc));
+			fprintf(stderr, "cmax audit: --sysroot %s: %s\n", o->sysroot, strerror(-rc));
 			return EXIT_NOINPUT;
 		}
 	}
-	char *minimums_path = o.minimums ? xstrdup(o.minimums) : datafile_path("minimum-versions.json");
-	if (o.minimums && access(o.minimums, R_OK) != 0) {
-		fprintf(stderr, "cmax audit: --minimums %s: %s\n", o.minimums, strerror(errno));
-		free(minimums_path);
+	ac->minimums_path = o->minimums ? xstrdup(o->minimums) : datafile_path("minimum-versions.json");
+	if (o->minimums && access(o->minimums, R_OK) != 0) {
+		fprintf(stderr, "cmax audit: --minimums %s: %s\n", o->minimums, strerror(errno));
 		return EXIT_NOINPUT;
 	}
-	if (!o.dry_run && !o.show) {
+	if (!o->dry_run && !o->show) {
 		/* a place that cannot hold a run directory (--output-dir /dev/null)
 		 * is refused before anything is gathered, not after */
 		char *rerr = NULL;
-		if (rundir_check(o.output_dir, &rerr) != 0) {
+		if (rundir_check(o->output_dir, &rerr) != 0) {
 			fprintf(stderr, "cmax audit: %s\n", rerr);
 			free(rerr);
-			free(minimums_path);
 			return EXIT_CANTCREAT;
 		}
 	}
-	runner_set_budget_ms(o.timeout_s * 1000);
-	runner_set_tool_timeout_cap_ms((int)o.tool_timeout_s * 1000);
+	runner_set_budget_ms(o->timeout_s * 1000);
+	runner_set_tool_timeout_cap_ms((int)o->tool_timeout_s * 1000);
+	return EXIT_OK;
+}
 
-	struct audit_ctx ctx = { 0 };
-	audit_ctx_init(&ctx);
-	ctx.now = clock_now();
-	ctx.active = o.active;
-	char *perr = NULL;
-	int lrc = audit_load_policy(&ctx, minimums_path, &perr);
-	if (lrc) {
-		fprintf(stderr, "cmax audit: %s\n", perr);
-		free(perr);
-		audit_free_policy(&ctx);
-		audit_ctx_free(&ctx);
-		free(minimums_path);
-		return lrc;
+void audit_host_identity(struct audit_ctx *ctx)
+{
+	json_t *os = facts_get(ctx, "os", NULL);
+	ctx->hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
+	int root = 0;
+	ctx->is_root = fact_bool(os, "is_root", &root) == 0 && root;
+}
+
+/* Prepare (2/3): the policy files and the target, this host or a fleet. */
+static int audit_prepare_target(struct audit_cmd *ac)
+{
+	const struct audit_opts *o = &ac->o;
+	struct audit_ctx *ctx = &ac->ctx;
+	audit_ctx_init(ctx, builtin_registry());
+	ctx->now = clock_now();
+	ctx->active = o->active;
+	char *err = NULL;
+	enum cmax_err pe = audit_load_policy(ctx, ac->minimums_path, &err);
+	if (pe) {
+		fprintf(stderr, "cmax audit: %s\n", err);
+		free(err);
+		return exit_code_for(pe);
 	}
-	if (o.minimums && !ctx.minimums) {
+	if (o->minimums && !ctx->minimums) {
 		/* an explicitly named table that does not parse is bad input */
-		fprintf(stderr, "cmax audit: %s\n", ctx.minimums_error);
-		audit_free_policy(&ctx);
-		audit_ctx_free(&ctx);
-		free(minimums_path);
+		fprintf(stderr, "cmax audit: %s\n", ctx->minimums_error);
 		return EXIT_DATAERR;
 	}
-	char *terr = NULL;
-	if (target_resolve(&ctx, o.target, &terr) != 0) {
-		fprintf(stderr, "cmax audit: %s\n", terr);
-		free(terr);
-		audit_free_policy(&ctx);
-		audit_ctx_free(&ctx);
-		free(minimums_path);
+	if (target_resolve(ctx, o->target, &err) != 0) {
+		fprintf(stderr, "cmax audit: %s\n", err);
+		free(err);
 		return EXIT_USAGE;
 	}
-	int fleet = strcmp(ctx.target.harness, "standalone") != 0;
-	int k8s = !strcmp(ctx.target.harness, "k8s");
-	if (fleet) {
-		/* the Kubernetes collector reads these; kubectl never prints them */
-		if (o.kubeconfig)
-			setenv("CMAX_KUBECONFIG", o.kubeconfig, 1);
-		if (o.context)
-			setenv("CMAX_KUBE_CONTEXT", o.context, 1);
-		const char *job = getenv("SLURM_JOB_ID");
-		if (!k8s && !(job && *job) && !o.nodes && !o.partition) {
-			fprintf(stderr, "cmax audit: --slurm needs an allocation (run it inside salloc or sbatch) or "
-					"--nodes LIST / --partition P to take a short one\n");
-			audit_free_policy(&ctx);
-			audit_ctx_free(&ctx);
-			free(minimums_path);
-			return EXIT_USAGE;
-		}
-		if (o.nodes)
-			fleet_note(&ctx, "nodes %s", o.nodes);
-		else if (o.partition)
-			fleet_note(&ctx, "partition %s", o.partition);
-		ctx.hostname = cluster_name(&ctx);
-		ctx.cluster = ctx.hostname;
-	} else {
-		json_t *os = facts_get(&ctx, "os", NULL);
-		ctx.hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
-		int root = 0;
-		ctx.is_root = fact_bool(os, "is_root", &root) == 0 && root;
+	ac->fleet = strcmp(ctx->target.harness, "standalone") != 0;
+	ac->k8s = !strcmp(ctx->target.harness, "k8s");
+	if (!ac->fleet) {
+		audit_host_identity(ctx);
+		return EXIT_OK;
 	}
+	/* the Kubernetes collector reads these; kubectl never prints them */
+	if (o->kubeconfig)
+		setenv("CMAX_KUBECONFIG", o->kubeconfig, 1);
+	if (o->context)
+		setenv("CMAX_KUBE_CONTEXT", o->context, 1);
+	const char *job = getenv("SLURM_JOB_ID");
+	if (!ac->k8s && !(job && *job) && !o->nodes && !o->partition) {
+		fprintf(stderr, "cmax audit: --slurm needs an allocation (run it inside salloc or sbatch) or "
+				"--nodes LIST / --partition P to take a short one\n");
+		return EXIT_USAGE;
+	}
+	if (o->nodes)
+		fleet_note(ctx, "nodes %s", o->nodes);
+	else if (o->partition)
+		fleet_note(ctx, "partition %s", o->partition);
+	ctx->hostname = cluster_name(ctx);
+	ctx->cluster = ctx->hostname;
+	return EXIT_OK;
+}
 
-	struct audit_plan plan;
-	audit_plan_build(&plan, o.profile);
-	if (!fleet)
-		audit_plan_scope(&plan, SCOPE_HOST, 0);
-	char *cmdline = join_cmdline(argc, argv);
-	int exit_code = EXIT_OK;
+/* Prepare (3/3): the checks this run would grade. */
+static void audit_prepare_plan(struct audit_cmd *ac, int argc, char **argv)
+{
+	audit_plan_build(&ac->plan, builtin_registry(), ac->o.profile);
+	if (!ac->fleet)
+		audit_plan_scope(&ac->plan, SCOPE_HOST, 0);
+	ac->cmdline = argv_join_command("cmax audit", argc - 1, argv + 1);
+}
 
-	if (o.show || (o.dry_run && !o.output_fmt)) {
-		show_plan(&ctx, &plan, stdout);
-		if (o.dry_run && k8s) {
-			json_t *objs = fanout_objects(&ctx, &o);
+static int audit_prepare(struct audit_cmd *ac, int argc, char **argv)
+{
+	int rc = audit_prepare_inputs(ac);
+	if (!rc)
+		rc = audit_prepare_target(ac);
+	if (!rc)
+		audit_prepare_plan(ac, argc, argv);
+	return rc;
+}
+
+/* --show and --dry-run: the plan as text, or as a document (-o). */
+static int audit_show(struct audit_cmd *ac)
+{
+	if (ac->o.show || !ac->o.output_fmt) {
+		show_plan(&ac->ctx, &ac->plan, stdout);
+		if (ac->o.dry_run && ac->k8s) {
+			json_t *objs = fanout_objects(&ac->ctx, &ac->o);
 			printf("\nObjects this run would create on the cluster (kubectl create -f; deleted at the end):\n");
 			json_dumpf(objs, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 			putchar('\n');
 			json_decref(objs);
 		}
-		goto done;
+		return EXIT_OK;
 	}
-	if (o.dry_run) {
-		json_t *doc = plan_json(&ctx, &plan, &o);
-		if (k8s)
-			json_object_set_new(doc, "cluster_objects", fanout_objects(&ctx, &o));
-		/* a plan that breaks its own schema is printed nowhere, in no format */
-		exit_code = doc_selfcheck(doc, "audit-plan", "audit");
-		if (!exit_code)
-			exit_code = write_plan(doc, &o);
-		json_decref(doc);
-		goto done;
-	}
-	if (fleet && !o.yes && !isatty(STDIN_FILENO) && (k8s || o.nodes || o.partition)) {
+	json_t *doc = plan_json(&ac->ctx, &ac->plan, &ac->o);
+	if (ac->k8s)
+		json_object_set_new(doc, "cluster_objects", fanout_objects(&ac->ctx, &ac->o));
+	/* a plan that breaks its own schema is printed nowhere, in no format */
+	int rc = exit_code_for(doc_selfcheck(doc, "audit-plan", "audit"));
+	if (!rc)
+		rc = write_plan(doc, &ac->o);
+	json_decref(doc);
+	return rc;
+}
+
+/* The operator's go-ahead; the prompt may change the target to this host. */
+static int audit_confirm(struct audit_cmd *ac)
+{
+	struct audit_opts *o = &ac->o;
+	struct audit_ctx *ctx = &ac->ctx;
+	if (ac->fleet && !o->yes && !isatty(STDIN_FILENO) && (ac->k8s || o->nodes || o->partition)) {
 		fprintf(stderr, "cmax audit: %s creates objects on the cluster (%s): confirm with --yes\n",
-			k8s ? "--k8s" : o.nodes ? "--nodes" : "--partition",
-			k8s ? "a collector pod per GPU node" : "a short allocation for the collector step");
-		exit_code = EXIT_USAGE;
-		goto done;
+			ac->k8s ? "--k8s" : o->nodes ? "--nodes" : "--partition",
+			ac->k8s ? "a collector pod per GPU node" : "a short allocation for the collector step");
+		return EXIT_USAGE;
 	}
-	int ok = confirm(&ctx, &o, cmdline);
-	if (ok < 0) {
-		exit_code = EXIT_USAGE;
-		goto done;
-	}
+	int ok = confirm(ctx, o, ac->cmdline);
+	if (ok < 0)
+		return EXIT_USAGE;
 	if (ok == 0) {
 		fprintf(stderr, "cmax audit: not run (answer was no)\n");
-		exit_code = EXIT_DECLINED;
-		goto done;
+		return EXIT_DECLINED;
 	}
-	fleet = strcmp(ctx.target.harness, "standalone") != 0; /* the prompt may have changed the target */
-	if (!fleet && ctx.cluster) {
-		audit_plan_free(&plan);
-		audit_plan_build(&plan, o.profile);
-		audit_plan_scope(&plan, SCOPE_HOST, 0);
-		free(ctx.hostname);
-		json_t *os = facts_get(&ctx, "os", NULL);
-		ctx.hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
-		ctx.cluster = NULL;
+	ac->fleet = strcmp(ctx->target.harness, "standalone") != 0;
+	if (!ac->fleet && ctx->cluster) {
+		audit_plan_release(&ac->plan);
+		audit_plan_build(&ac->plan, builtin_registry(), o->profile);
+		audit_plan_scope(&ac->plan, SCOPE_HOST, 0);
+		free(ctx->hostname);
+		json_t *os = facts_get(ctx, "os", NULL);
+		ctx->hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
+		ctx->cluster = NULL;
 	}
+	return EXIT_OK;
+}
 
+/* Execute: the run directory, every node (fleet), then the checks here. */
+static int audit_execute(struct audit_cmd *ac)
+{
+	struct audit_ctx *ctx = &ac->ctx;
 	/* From here on SIGINT/SIGTERM/SIGHUP stop the running tool (its group,
 	 * through the runner), skip what is left and still write the reports,
-	 * marked partial; the prompt above kept the default (Ctrl-C declines). */
+	 * marked partial; the prompt before kept the default (Ctrl-C declines). */
 	interrupt_install();
-	time_t started = ctx.now;
-	char started_iso[32], finished_iso[32];
-	clock_iso(started, started_iso, sizeof started_iso);
+	clock_iso(ctx->now, ac->started_iso, sizeof ac->started_iso);
 	char *err = NULL;
-	char *dir = rundir_create(o.output_dir, started, &err);
-	if (!dir) {
+	ac->dir = rundir_create(ac->o.output_dir, ctx->now, &err);
+	if (!ac->dir) {
 		fprintf(stderr, "cmax audit: %s\n", err);
 		free(err);
-		exit_code = EXIT_CANTCREAT;
-		goto done;
+		return EXIT_CANTCREAT;
 	}
-	if (o.output_dir && strcmp(dir, o.output_dir))
-		fprintf(stderr, "cmax audit: %s holds another run; this run is saved in %s\n", o.output_dir, dir);
+	if (ac->o.output_dir && strcmp(ac->dir, ac->o.output_dir))
+		fprintf(stderr, "cmax audit: %s holds another run; this run is saved in %s\n", ac->o.output_dir, ac->dir);
 
-	long t0 = mono_ms();
-	if (fleet) {
+	ac->t0 = clock_mono_ms();
+	if (ac->fleet) {
 		/* (a) every node at once, (b) their documents into ctx->fleet,
 		 * (c) then the cluster-scope checks here, over all of them */
-		audit_plan_scope(&plan, SCOPE_CLUSTER, ctx.target.mask);
-		run_fanout(&ctx, &o, k8s, dir);
+		audit_plan_scope(&ac->plan, SCOPE_CLUSTER, ctx->target.mask);
+		run_fanout(ctx, &ac->o, ac->k8s, ac->dir);
 	}
-	struct audit_report rep;
-	audit_run(&ctx, &plan, &rep);
-	clock_iso(clock_now(), finished_iso, sizeof finished_iso);
+	audit_run(ctx, &ac->plan, &ac->rep);
+	clock_iso(clock_now(), ac->finished_iso, sizeof ac->finished_iso);
 
 	/* (d) the report: cluster rows, then every node's own rows */
-	struct result **rows = rep.results;
-	size_t nrows = rep.n;
-	if (fleet) {
-		rows = xcalloc(rep.n + 1, sizeof *rows);
-		memcpy(rows, rep.results, rep.n * sizeof *rows);
-		fleet_node_rows(ctx.fleet, &rows, &nrows);
+	ac->rows = ac->rep.results;
+	ac->nrows = ac->rep.n;
+	if (ac->fleet) {
+		ac->rows = xcalloc(ac->rep.n + 1, sizeof *ac->rows);
+		memcpy(ac->rows, ac->rep.results, ac->rep.n * sizeof *ac->rows);
+		fleet_node_rows(ctx->fleet, &ac->rows, &ac->nrows);
 	}
-	int counts[ST__COUNT] = { 0 };
-	for (size_t i = 0; i < nrows; i++)
-		counts[rows[i]->status]++;
+	return EXIT_OK;
+}
 
-	json_t *policy = policy_json(&ctx, minimums_path);
-	json_t *cols = collectors_json(&ctx);
-	struct report_meta meta = {
-		.profile = o.profile ? o.profile : "full",
-		.command = cmdline,
-		.started_at = started_iso,
-		.finished_at = finished_iso,
-		.duration_ms = fleet ? mono_ms() - t0 : rep.duration_ms,
-		.harness = ctx.target.harness,
-		.environment = ctx.target.environment,
-		.selection = ctx.target.selection,
-		.detection = ctx.target.why,
-		.host = ctx.hostname,
+static void mark_partial(json_t *doc, int sig)
+{
+	json_object_set_new(doc, "partial", json_true());
+	json_object_set_new(doc, "interrupted_by", json_string(interrupt_signal_name(sig)));
+}
+
+/* The graded report (audit.results.json) and the values (audit.values.json). */
+static void audit_build_docs(struct audit_cmd *ac)
+{
+	struct audit_ctx *ctx = &ac->ctx;
+	ac->policy = policy_json(ctx, ac->minimums_path);
+	ac->cols = collectors_json(ctx);
+	ac->meta = (struct report_meta){
+		.profile = ac->o.profile ? ac->o.profile : "full",
+		.command = ac->cmdline,
+		.started_at = ac->started_iso,
+		.finished_at = ac->finished_iso,
+		.duration_ms = ac->fleet ? clock_mono_ms() - ac->t0 : ac->rep.duration_ms,
+		.harness = ctx->target.harness,
+		.environment = ctx->target.environment,
+		.selection = ctx->target.selection,
+		.detection = ctx->target.why,
+		.host = ctx->hostname,
 		.sysroot = sysroot_get(),
-		.active = o.active,
-		.policy = policy,
-		.collectors = cols,
+		.active = ac->o.active,
+		.policy = ac->policy,
+		.collectors = ac->cols,
 	};
-	json_t *results = report_results_json(&meta, rows, nrows);
-	int isig = interrupt_signal();
-	if (isig) {
-		json_object_set_new(results, "partial", json_true());
-		json_object_set_new(results, "interrupted_by", json_string(interrupt_signal_name(isig)));
-	}
-	json_t *values = json_object();
+	ac->results = report_results_json(&ac->meta, ac->rows, ac->nrows);
+	ac->isig = interrupt_signal();
+	json_t *values = ac->values = json_object();
 	json_object_set_new(values, "schema", json_string(VALUES_SCHEMA));
 	json_object_set_new(values, "tool_version", json_string(CMAX_VERSION));
-	json_object_set_new(values, "started_at", json_string(started_iso));
-	json_object_set_new(values, "host", json_string(ctx.hostname));
+	json_object_set_new(values, "started_at", json_string(ac->started_iso));
+	json_object_set_new(values, "host", json_string(ctx->hostname));
 	json_object_set_new(values, "sysroot", json_string(sysroot_get()));
-	json_object_set_new(values, "facts", audit_values_json(&ctx));
-	if (isig) {
-		json_object_set_new(values, "partial", json_true());
-		json_object_set_new(values, "interrupted_by", json_string(interrupt_signal_name(isig)));
+	json_object_set_new(values, "facts", audit_values_json(ctx));
+	if (ac->isig) {
+		mark_partial(ac->results, ac->isig);
+		mark_partial(values, ac->isig);
 	}
-	if (fleet) {
-		json_t *t = json_object_get(results, "target");
-		json_t *hosts = fleet_hosts_json(ctx.fleet);
-		if (!json_array_size(hosts))
-			json_array_append_new(hosts, json_string(ctx.hostname));
-		json_object_set_new(t, "hosts", hosts);
-		json_object_set_new(t, "cluster", json_string(ctx.hostname));
-		json_object_set_new(results, "fleet", fleet_summary_json(ctx.fleet));
-		json_object_set_new(results, "fleet_error", ctx.fleet_error ? json_string(ctx.fleet_error) : json_null());
-		json_object_set_new(values, "cluster", json_string(ctx.hostname));
-		json_object_set_new(values, "nodes", fleet_values_json(ctx.fleet));
-		json_object_set_new(values, "fleet_error", ctx.fleet_error ? json_string(ctx.fleet_error) : json_null());
-	}
+	if (!ac->fleet)
+		return;
+	json_t *t = json_object_get(ac->results, "target");
+	json_t *hosts = fleet_hosts_json(ctx->fleet);
+	if (!json_array_size(hosts))
+		json_array_append_new(hosts, json_string(ctx->hostname));
+	json_object_set_new(t, "hosts", hosts);
+	json_object_set_new(t, "cluster", json_string(ctx->hostname));
+	json_object_set_new(ac->results, "fleet", fleet_summary_json(ctx->fleet));
+	json_object_set_new(ac->results, "fleet_error", ctx->fleet_error ? json_string(ctx->fleet_error) : json_null());
+	json_object_set_new(values, "cluster", json_string(ctx->hostname));
+	json_object_set_new(values, "nodes", fleet_values_json(ctx->fleet));
+	json_object_set_new(values, "fleet_error", ctx->fleet_error ? json_string(ctx->fleet_error) : json_null());
+}
 
-	/* Reports first, so a broken terminal cannot lose them; never a results
-	 * file that breaks its own schema (the other files and the text still are written). */
-	int selfbad = doc_selfcheck(results, "audit-results", "audit");
-	int valbad = doc_selfcheck(values, "audit-values", "audit");
-	char *rj = selfbad ? NULL : json_dumps(results, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	char *vj = valbad ? NULL : json_dumps(values, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII);
-	char *txt = dump_text(&meta, ctx.fleet, rows, nrows, 3);
-	char *partial_note = isig ? xasprintf("PARTIAL REPORT: the audit was interrupted by %s; the tool that was "
-					      "running was stopped and the checks after it were not run (ERROR, \"not run\")\n",
-					      interrupt_signal_name(isig)) : NULL;
-	if (partial_note && txt) {
-		char *t = xasprintf("%s%s", txt, partial_note);
+/* Write: the run directory's three files. Reports first, so a broken
+ * terminal cannot lose them; never a results file that breaks its own
+ * schema (the other files and the text still are written). */
+static void audit_write(struct audit_cmd *ac)
+{
+	ac->selfbad = exit_code_for(doc_selfcheck(ac->results, "audit-results", "audit"));
+	ac->valbad = exit_code_for(doc_selfcheck(ac->values, "audit-values", "audit"));
+	const int jflags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII;
+	char *rj = ac->selfbad ? NULL : json_dumps(ac->results, jflags);
+	char *vj = ac->valbad ? NULL : json_dumps(ac->values, jflags);
+	char *txt = dump_text(&ac->meta, ac->ctx.fleet, ac->rows, ac->nrows, 3);
+	if (ac->isig)
+		ac->partial_note = xasprintf("PARTIAL REPORT: the audit was interrupted by %s; the tool that was "
+					     "running was stopped and the checks after it were not run (ERROR, \"not run\")\n",
+					     interrupt_signal_name(ac->isig));
+	if (ac->partial_note && txt) {
+		char *t = xasprintf("%s%s", txt, ac->partial_note);
 		free(txt);
 		txt = t;
 	}
-	int wrc = 0;
 	struct { const char *name; char *data; } files[] = {
 		{ "audit.results.json", rj }, { "audit.values.json", vj }, { "audit.out", txt },
 	};
@@ -903,63 +940,76 @@ int cmd_audit(int argc, char **argv)
 		if (i < 2)
 			sb_adds(&sb, "\n");
 		char *werr = NULL;
-		int rc = rundir_write(dir, files[i].name, sb.buf, sb.len, &werr);
+		int rc = rundir_write(ac->dir, files[i].name, sb.buf, sb.len, &werr);
 		sb_free(&sb);
 		if (rc != 0) {
 			fprintf(stderr, "cmax audit: %s\n", werr);
 			free(werr);
-			wrc = EXIT_CANTCREAT;
+			ac->wrc = EXIT_CANTCREAT;
 		}
+		free(files[i].data);
 	}
-	free(rj);
-	free(vj);
-	free(txt);
+}
 
-	if (o.json) {
-		if (!selfbad)
-			report_json(stdout, results);
+/* Render: the report on stdout (text or --json). */
+static void audit_render(const struct audit_cmd *ac)
+{
+	const struct audit_opts *o = &ac->o;
+	if (o->json) {
+		if (!ac->selfbad)
+			report_json(stdout, ac->results);
 	} else {
-		if (fleet)
-			fleet_report_text(stdout, &meta, ctx.fleet, rows, nrows, o.verbose, use_color(&o, stdout));
+		int color = use_color(o, stdout);
+		if (ac->fleet)
+			fleet_report_text(stdout, &ac->meta, ac->ctx.fleet, ac->rows, ac->nrows, o->verbose, color);
 		else
-			report_text(stdout, &meta, rows, nrows, o.verbose, use_color(&o, stdout));
-		if (partial_note)
-			fputs(partial_note, stdout);
-		printf("Run saved in %s\n", dir);
+			report_text(stdout, &ac->meta, ac->rows, ac->nrows, o->verbose, color);
+		if (ac->partial_note)
+			fputs(ac->partial_note, stdout);
+		printf("Run saved in %s\n", ac->dir);
 	}
 	fflush(stdout);
-	if (partial_note) {
-		fprintf(stderr, "cmax audit: interrupted by %s: partial report saved in %s\n", interrupt_signal_name(isig),
-			dir);
-		free(partial_note);
-	}
+	if (ac->partial_note)
+		fprintf(stderr, "cmax audit: interrupted by %s: partial report saved in %s\n",
+			interrupt_signal_name(ac->isig), ac->dir);
+}
 
-	if (selfbad || valbad)
-		exit_code = selfbad ? selfbad : valbad;
-	else if (wrc)
-		exit_code = wrc;
-	else if (isig)
-		exit_code = interrupt_exit_code();
-	else if (o.profile && !strcmp(o.profile, "security") && counts[ST_FAIL] && !o.exit_zero)
-		exit_code = EXIT_FINDINGS;
-	else if (rep.budget_exhausted)
-		exit_code = EXIT_TIMEOUT;
-	if (rows != rep.results) {
-		for (size_t i = rep.n; i < nrows; i++)
-			result_free(rows[i]);
-		free(rows);
+/* Exit code: a broken document, then an unwritten file, then a signal,
+ * then security findings, then a spent budget. */
+static int audit_exit_code(const struct audit_cmd *ac)
+{
+	size_t fails = 0;
+	for (size_t i = 0; i < ac->nrows; i++)
+		fails += ac->rows[i]->status == ST_FAIL;
+	if (ac->selfbad || ac->valbad)
+		return ac->selfbad ? ac->selfbad : ac->valbad;
+	if (ac->wrc)
+		return ac->wrc;
+	if (ac->isig)
+		return interrupt_exit_code();
+	if (ac->o.profile && !strcmp(ac->o.profile, "security") && fails && !ac->o.exit_zero)
+		return EXIT_FINDINGS;
+	if (ac->rep.budget_exhausted)
+		return EXIT_TIMEOUT;
+	return EXIT_OK;
+}
+
+int cmd_audit(int argc, char **argv)
+{
+	struct audit_cmd ac;
+	memset(&ac, 0, sizeof ac);
+	int rc = parse(argc, argv, &ac.o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc; /* < 0: --help */
+	rc = audit_prepare(&ac, argc, argv);
+	if (!rc && (ac.o.show || ac.o.dry_run)) {
+		rc = audit_show(&ac);
+	} else if (!rc && !(rc = audit_confirm(&ac)) && !(rc = audit_execute(&ac))) {
+		audit_build_docs(&ac);
+		audit_write(&ac);
+		audit_render(&ac);
+		rc = audit_exit_code(&ac);
 	}
-	json_decref(results);
-	json_decref(values);
-	json_decref(policy);
-	json_decref(cols);
-	audit_report_free(&rep);
-	free(dir);
-done:
-	free(cmdline);
-	audit_plan_free(&plan);
-	audit_free_policy(&ctx);
-	audit_ctx_free(&ctx);
-	free(minimums_path);
-	return exit_code;
+	audit_cmd_release(&ac);
+	return rc;
 }

@@ -3,15 +3,18 @@
  * from it is escaped for the terminal (core/termsafe.h). */
 #include <errno.h>
 #include <stdio.h>
-#include "cli.h"
-#include "rundir.h"
-#include "../core/exitcodes.h"
-#include "../core/readfile.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../core/termsafe.h"
-#include "../report/report.h"
-#include <getopt.h>
+#include "audit/cli.h"
+#include "audit/rundir.h"
+#include "core/exitcodes.h"
+#include "core/options.h"
+#include "core/readfile.h"
+#include "core/strbuf.h"
+#include "core/suggest.h"
+#include "core/sysroot.h"
+#include "core/termsafe.h"
+#include "core/usage.h"
+#include "report/report.h"
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -26,12 +29,9 @@ struct review {
 	int color;
 };
 
-static void review_usage(FILE *out)
+static void review_commands_help(FILE *out)
 {
-	fputs("usage: cmax audit review [PATH] [--command CMD]... [--no-interactive] [-v]\n"
-	      "PATH is a run directory, its audit.results.json or audit.out (default: the newest run).\n"
-	      "Commands: summary | all | passes | show ID|N | find TEXT | raw [TEXT] | paths | help | quit\n",
-	      out);
+	fputs("Commands: summary | all | passes | show ID|N | find TEXT | raw [TEXT] | paths | help | quit\n", out);
 }
 
 static int load(struct review *rv, const char *path)
@@ -56,15 +56,13 @@ static int load(struct review *rv, const char *path)
 	}
 	char *rp = xasprintf("%s/audit.results.json", rv->dir);
 	json_error_t je;
-	char *buf = NULL, *rerr = NULL;
+	char *buf = NULL;
 	size_t blen = 0;
 	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
-	int code = read_input(rp, INPUT_RESULTS, &buf, &blen, &rerr);
-	if (code) {
-		fprintf(stderr, "cmax audit review: %s\n", ts_str(rerr));
-		free(rerr);
+	int rc = read_input_or_say("audit review", rp, INPUT_RESULTS, &buf, &blen);
+	if (rc) {
 		free(rp);
-		return code;
+		return rc;
 	}
 	rv->doc = json_loadb(buf, blen, 0, &je);
 	free(buf);
@@ -135,12 +133,12 @@ static void raw(struct review *rv, const char *text)
 	char *buf = NULL, *rerr = NULL;
 	size_t blen = 0;
 	/* the one input reader (core/readfile.h), then line by line from memory */
-	int rrc = read_input(p, INPUT_RESULTS, &buf, &blen, &rerr);
+	enum cmax_err rrc = read_input(p, INPUT_RESULTS, &buf, &blen, &rerr);
 	FILE *f = rrc || !blen ? NULL : fmemopen(buf, blen, "r");
 	if (!f) {
 		if (!rrc && !blen)
 			; /* empty: no line to print */
-		else if (rrc == EXIT_NOINPUT)
+		else if (rrc == CE_NOINPUT)
 			printf("no audit.out in %s\n", rv->dir);
 		else
 			printf("audit.out not read: %s\n", rerr ? ts_str(rerr) : strerror(errno));
@@ -211,80 +209,120 @@ static int run_command(struct review *rv, char *cmd, int verbose)
 		printf("run:     %s\nresults: %s/audit.results.json\nvalues:  %s/audit.values.json\nlog:     %s/audit.out\n",
 		       rv->dir, rv->dir, rv->dir, rv->dir);
 	} else if (!strcmp(c, "help") || !strcmp(c, "?")) {
-		review_usage(stdout);
+		review_commands_help(stdout);
 	} else if (!strcmp(c, "quit") || !strcmp(c, "exit") || !strcmp(c, "q")) {
 		return 1;
 	} else {
-		printf("unknown command '%s' (try help)\n", c);
+		static const char *const names[] = { "summary", "all",  "passes", "show", "find", "raw",
+						     "paths",   "help", "quit",   "exit", NULL };
+		const char *best = suggest(c, names);
+		if (best)
+			printf("unknown command '%s' (did you mean '%s'?)\n", ts_str(c), best);
+		else
+			printf("unknown command '%s' (try help)\n", ts_str(c));
 	}
 	return 0;
 }
 
+struct review_opts {
+	struct opt_list cmds;       /* --command, in order */
+	int no_inter, verbose, no_color, json;
+	const char *path;
+};
+
+const struct opt_def review_options[] = {
+	{ "command", 'c', OPT_LIST, offsetof(struct review_opts, cmds), "CMD",
+	  "run this review command instead of the prompt; repeatable", NULL, 0, 0, NULL, NULL, 0 },
+	{ "no-interactive", 0, OPT_FLAG, offsetof(struct review_opts, no_inter), NULL,
+	  "print the summary and exit, even on a terminal", NULL, 0, 0, NULL, NULL, 0 },
+	{ "json", 0, OPT_FLAG, offsetof(struct review_opts, json), NULL,
+	  "print the run's graded report (its audit.results.json) and exit", NULL, 0, 0, NULL, NULL, 0 },
+	OPTION_VERBOSE(struct review_opts, verbose),
+	OPTION_NO_COLOR(struct review_opts, no_color),
+	OPTION_END,
+};
+
+static const char review_help_head[] =
+	"usage: cmax audit review [PATH] [--command CMD]... [--no-interactive] [-v]\n"
+	"PATH is a run directory, its audit.results.json or audit.out (default: the newest run).\n"
+	"\n"
+	"Options:\n";
+
+/* The options, then the commands of the interactive session. */
+static void review_usage(FILE *out)
+{
+	opt_help_page(out, review_help_head, review_options, "");
+	review_commands_help(out);
+}
+
+/* Parse: 0, -1 after --help, or an exit code. The caller releases p
+ * (it owns the --command list) when the session is over. */
+static int review_parse(int argc, char **argv, struct review_opts *o, struct opt_parser *p)
+{
+	o->verbose = 1; /* the rows' own detail; -v adds to it */
+	*p = (struct opt_parser){ .cmd = "audit review", .defs = review_options, .dst = o, .max_positional = -1 };
+	enum opt_status st = opt_parse(p, argc, argv);
+	if (st == OPT_HELP)
+		review_usage(stdout);
+	int rc = opt_parse_result(st);
+	if (rc)
+		return rc;
+	if (p->npositional > 1)
+		return usage_fail("audit review", "%s", "one PATH at most");
+	o->path = p->npositional ? p->positional[0] : NULL;
+	return 0;
+}
+
+static void review_release(struct review *rv)
+{
+	for (size_t i = 0; i < rv->n; i++)
+		result_free(rv->rows[i]);
+	free(rv->rows);
+	json_decref(rv->doc);
+	free(rv->dir);
+}
+
+/* The --command list, or the summary, then the prompt on a terminal. */
+static void review_session(struct review *rv, const struct review_opts *o)
+{
+	for (size_t i = 0; i < o->cmds.n; i++) {
+		char *cp = xstrdup(o->cmds.v[i]);
+		run_command(rv, cp, o->verbose);
+		free(cp);
+	}
+	if (o->cmds.n)
+		return;
+	summary(rv);
+	if (o->no_inter || !isatty(STDIN_FILENO))
+		return;
+	char line[1024];
+	for (;;) {
+		printf("audit-review> ");
+		fflush(stdout);
+		if (!fgets(line, sizeof line, stdin) || run_command(rv, line, o->verbose))
+			break;
+	}
+}
+
 int cmd_review(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "command", required_argument, NULL, 'c' },
-		{ "no-interactive", no_argument, NULL, 'n' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "no-color", no_argument, NULL, 'C' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	const char *cmds[64];
-	int ncmds = 0, no_inter = 0, verbose = 1, no_color = 0, c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "c:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c':
-			if (ncmds == 64) {
-				fprintf(stderr, "cmax audit review: too many --command\n");
-				return EXIT_USAGE;
-			}
-			cmds[ncmds++] = optarg;
-			break;
-		case 'n': no_inter = 1; break;
-		case 'v': verbose++; break;
-		case 'C': no_color = 1; break;
-		case 'h': review_usage(stdout); return EXIT_OK;
-		default:
-			fprintf(stderr, "cmax audit review: unknown or incomplete option '%s' (see --help)\n", argv[optind - 1]);
-			return EXIT_USAGE;
-		}
-	}
-	if (argc - optind > 1) {
-		fprintf(stderr, "cmax audit review: one PATH at most\n");
-		return EXIT_USAGE;
+	struct review_opts o;
+	struct opt_parser p;
+	memset(&o, 0, sizeof o);
+	int rc = review_parse(argc, argv, &o, &p);
+	if (rc) {
+		opt_parser_release(&p);
+		return rc < 0 ? EXIT_OK : rc; /* < 0: --help */
 	}
 	struct review rv = { 0 };
 	const char *nc = getenv("NO_COLOR");
-	rv.color = !no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
-	int rc = load(&rv, optind < argc ? argv[optind] : NULL);
-	if (rc == EXIT_OK) {
-		for (int i = 0; i < ncmds; i++) {
-			char *cp = xstrdup(cmds[i]);
-			run_command(&rv, cp, verbose);
-			free(cp);
-		}
-		if (!ncmds && (no_inter || !isatty(STDIN_FILENO)))
-			summary(&rv);
-		if (!no_inter && !ncmds && isatty(STDIN_FILENO)) {
-			summary(&rv);
-			char line[1024];
-			for (;;) {
-				printf("audit-review> ");
-				fflush(stdout);
-				if (!fgets(line, sizeof line, stdin))
-					break;
-				if (run_command(&rv, line, verbose))
-					break;
-			}
-		}
-	}
-	for (size_t i = 0; i < rv.n; i++)
-		result_free(rv.rows[i]);
-	free(rv.rows);
-	json_decref(rv.doc);
-	free(rv.dir);
+	rv.color = !o.no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+	rc = load(&rv, o.path);
+	if (rc == EXIT_OK && o.json)
+		report_json(stdout, rv.doc); /* as read: the run's own document */
+	else if (rc == EXIT_OK)
+		review_session(&rv, &o);
+	review_release(&rv);
+	opt_parser_release(&p);
 	return rc;
 }

@@ -1,8 +1,7 @@
-#include "rundir.h"
-#include "../core/strbuf.h"
-#include "../core/clock.h"
-#include "../core/exitcodes.h"
-#include "../core/outfile.h"
+#include "audit/rundir.h"
+#include "core/strbuf.h"
+#include "core/clock.h"
+#include "core/outfile.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -126,7 +125,7 @@ int rundir_check(const char *output_dir, char **err)
 	if (!msg)
 		return 0;
 	*err = msg;
-	return EXIT_CANTCREAT;
+	return -1;
 }
 
 /* A run claims its directory with a marker created O_EXCL: a second run
@@ -220,8 +219,8 @@ char *rundir_create(const char *output_dir, time_t started, char **err)
 		char *tmpdir = xstrndup(priv, (size_t)(strrchr(priv, '/') - priv));
 		rc = *tmpdir ? mkdir_p(tmpdir) : 0; /* a $TMPDIR that does not exist, as before */
 		free(tmpdir);
-		if (rc == 0)
-			rc = outfile_private_dir(priv, 1, err);
+		if (rc == 0 && outfile_private_dir(priv, 1, err) != 0)
+			rc = 1; /* refused: *err says why */
 		free(priv);
 		if (rc == 0 && mkdir(base, 0700) != 0 && errno != EEXIST)
 			rc = -errno;

@@ -1,5 +1,5 @@
 /* dlopen of the CUDA runtime and cuBLASLt (see cuda_dl.h for the ABI). */
-#include "cuda_dl.h"
+#include "bench/cuda_dl.h"
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>

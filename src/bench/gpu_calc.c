@@ -1,8 +1,8 @@
 /* Pure arithmetic and lookups of the GPU benchmark (see gpu_calc.h). */
-#include "gpu_calc.h"
-#include "bench.h"
-#include "cuda_dl.h"
-#include "../collect/gpu_models.h"
+#include "bench/gpu_calc.h"
+#include "bench/bench.h"
+#include "bench/cuda_dl.h"
+#include "policy/gpu_models.h"
 #include <math.h>
 #include <string.h>
 

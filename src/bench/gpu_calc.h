@@ -5,7 +5,7 @@
 #ifndef CMAX_GPU_CALC_H
 #define CMAX_GPU_CALC_H
 #include <jansson.h>
-#include "../core/result.h"
+#include "core/result.h"
 
 enum gpu_dtype { GD_BF16, GD_FP16, GD_TF32, GD_FP8, GD__COUNT };
 

@@ -3,14 +3,16 @@
  * fresh cache, a container pull, a WAN download and the time until a vLLM
  * server answers /v1/models. Every external program goes through the
  * runner; whatever uses the network or starts a server is opt-in. */
-#include "bench.h"
-#include "../core/numparse.h"
-#include "../core/argv.h"
-#include "../core/exitcodes.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
-#include "../core/redact.h"
-#include "../core/termsafe.h"
+#include "bench/bench.h"
+#include "bench/lifecycle.h"
+#include "core/numparse.h"
+#include "core/argv.h"
+#include "core/exitcodes.h"
+#include "core/options.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+#include "core/redact.h"
+#include "core/termsafe.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -24,121 +26,94 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_TIERS 32
+static const char usage[] =
+	"usage: cmax bench lifecycle [--tier DIR]... [opt-in steps] [options]\n\n"
+	"`import torch` time from each storage tier, and opt-in: pip/uv install with a fresh\n"
+	"cache, a container pull, a WAN download, the time until a vLLM server answers.\n"
+	"A tier is DIR/bin/python3 when it exists (venv, conda), else python3 from PATH with\n"
+	"DIR (and DIR/lib/pythonX.Y/site-packages) first on sys.path; imported twice: cold\n"
+	"(first) and warm (second). --path is where the work directory goes: the pip/uv\n"
+	"--target tier (default $TMPDIR or /tmp).\n"
+	"Opt-in, these use the network (or start a server): --pip-package (python3 -m pip\n"
+	"install --no-cache-dir --target WORK/pip NAME, and uv pip install when uv is on PATH),\n"
+	"--pull (docker, podman or enroot, the first on PATH; an image that was not there\n"
+	"before is removed afterwards), --download (curl to /dev/null), --vllm-cmd (CMD split\n"
+	"on blanks, no shell, in its own process group; polls http://127.0.0.1:PORT/v1/models\n"
+	"and reports the time from the start, model load and compilation included; the method\n"
+	"calls 10-40 s good and over 2 minutes bad).\n";
 
-struct lopts {
-	struct bench_opts b;
-	const char *tiers[MAX_TIERS];
-	int ntiers;
-	const char *pip_pkg, *pull, *download, *vllm_cmd;
-	long dl_mib;
-	int dl_s, vllm_port, vllm_timeout_s, install_timeout_s, import_timeout_s;
+#define LOPT(f) offsetof(struct lopts, f)
+static const struct opt_def options[] = {
+	{ .name = "tier", .type = OPT_LIST, .offset = LOPT(tier_list), .metavar = "DIR",
+	  .help = "a storage tier holding a Python environment (repeatable)", .flags = OPTF_DIR },
+	{ .name = "pip-package", .type = OPT_STRING, .offset = LOPT(pip_pkg), .metavar = "NAME",
+	  .help = "pip install NAME (and uv pip install) with a fresh cache" },
+	{ .name = "pull", .type = OPT_STRING, .offset = LOPT(pull), .metavar = "IMAGE", .help = "pull IMAGE" },
+	{ .name = "download", .type = OPT_STRING, .offset = LOPT(download), .metavar = "URL",
+	  .help = "fetch URL (http/https) to /dev/null" },
+	{ .name = "download-mib", .type = OPT_INT, .offset = LOPT(dl_mib), .metavar = "MIB", .min = 1, .max = 1 << 20,
+	  .units = "MiB", .help = "at most this much of the download (256; 2048 --full)" },
+	{ .name = "download-seconds", .type = OPT_SECONDS, .offset = LOPT(dl_s), .metavar = "S", .min = 1, .max = 3600,
+	  .units = "s", .help = "at most this long for the download (30; 120 --full)" },
+	{ .name = "vllm-cmd", .type = OPT_STRING, .offset = LOPT(vllm_cmd), .metavar = "'CMD ...'",
+	  .help = "start CMD and time it until /v1/models answers, then kill its group" },
+	{ .name = "vllm-port", .type = OPT_PORT, .offset = LOPT(vllm_port), .metavar = "P", .dflt = "8000",
+	  .help = "the port vLLM listens on" },
+	{ .name = "vllm-timeout", .type = OPT_SECONDS, .offset = LOPT(vllm_timeout_s), .metavar = "S", .min = 1,
+	  .max = 86400, .dflt = "900", .units = "s", .help = "how long to wait for /v1/models" },
+	{ .name = "install-timeout", .type = OPT_SECONDS, .offset = LOPT(install_timeout_s), .metavar = "S", .min = 1,
+	  .max = 86400, .dflt = "1800", .units = "s", .help = "per pip/uv/pull command" },
+	OPTION_END
 };
 
-static void usage(FILE *out)
+static void defaults(struct bench_opts *bo)
 {
-	fputs("usage: cmax bench lifecycle [--tier DIR]... [opt-in steps] [options]\n\n"
-	      "`import torch` time from each storage tier, and opt-in: pip/uv install with a fresh\n"
-	      "cache, a container pull, a WAN download, the time until a vLLM server answers.\n\n"
-	      "  --tier DIR             a storage tier holding a Python environment (repeatable):\n"
-	      "                         DIR/bin/python3 when it exists (venv, conda), else python3\n"
-	      "                         from PATH with DIR (and DIR/lib/pythonX.Y/site-packages) first\n"
-	      "                         on sys.path; imported twice: cold (first) and warm (second)\n"
-	      "  --path DIR             where the work directory goes: the pip/uv --target tier\n"
-	      "                         (default $TMPDIR or /tmp)\n"
-	      "Opt-in, these use the network (or start a server):\n"
-	      "  --pip-package NAME     python3 -m pip install --no-cache-dir --target WORK/pip NAME,\n"
-	      "                         and uv pip install --no-cache --target WORK/uv when uv is on PATH\n"
-	      "  --pull IMAGE           docker, podman or enroot (the first on PATH) pulls IMAGE; an image\n"
-	      "                         that was not there before is removed afterwards\n"
-	      "  --download URL         curl fetches URL (http/https) to /dev/null, at most\n"
-	      "                         --download-mib MiB (256; 2048 --full) and --download-seconds S (30; 120)\n"
-	      "  --vllm-cmd 'CMD ...'   start CMD (split on blanks, no shell) in its own process group,\n"
-	      "                         poll http://127.0.0.1:PORT/v1/models, report the time from the start\n"
-	      "                         (model load, compilation and graph capture included), kill the group\n"
-	      "  --vllm-port P          (default 8000)   --vllm-timeout S (default 900; the method calls\n"
-	      "                         10-40 s good and over 2 minutes bad)\n"
-	      "  --install-timeout S    per pip/uv/pull command (default 1800)\n\n", out);
-	bench_common_usage(out);
-}
-
-/* core/numparse.h: digits only, range-checked, no wrap-around */
-static int num_arg(const char *v, long lo, long hi, long *out)
-{
-	return np_count("n", v, lo, hi, out, NULL);
-}
-
-/* a duration: 90, 90s, 5m, 1h */
-static int dur_arg(const char *v, long lo, long hi, long *out)
-{
-	return np_seconds("t", v, lo, hi, out, NULL);
-}
-
-static int parse(int argc, char **argv, struct lopts *o)
-{
-	memset(o, 0, sizeof *o);
+	struct lopts *o = (struct lopts *)(void *)bo;
 	o->dl_mib = -1;
 	o->dl_s = -1;
 	o->vllm_port = 8000;
 	o->vllm_timeout_s = 900;
 	o->install_timeout_s = 1800;
 	o->import_timeout_s = 300;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		}
-		int r = bench_common_opt(&o->b, argc, argv, &i, "lifecycle");
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r > 0)
-			continue;
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		long n = 0;
-		int port, bad = !v || !*v;
-		if (!strcmp(a, "--tier") && !bad && *v != '-') {
-			if (o->ntiers == MAX_TIERS) {
-				fprintf(stderr, "cmax bench lifecycle: at most %d --tier\n", MAX_TIERS);
-				return EXIT_USAGE;
-			}
-			o->tiers[o->ntiers++] = v;
-		} else if (!strcmp(a, "--pip-package") && !bad && *v != '-') {
-			o->pip_pkg = v;
-		} else if (!strcmp(a, "--pull") && !bad && *v != '-') {
-			o->pull = v;
-		} else if (!strcmp(a, "--download") && !bad &&
-			   (!strncmp(v, "http://", 7) || !strncmp(v, "https://", 8)) && np_url_port(a, v, &port, NULL) == 0) {
-			o->download = v;
-		} else if (!strcmp(a, "--download-mib") && !num_arg(v, 1, 1L << 20, &n)) {
-			o->dl_mib = n;
-		} else if (!strcmp(a, "--download-seconds") && !dur_arg(v, 1, 3600, &n)) {
-			o->dl_s = (int)n;
-		} else if (!strcmp(a, "--vllm-cmd") && !bad && strspn(v, " \t") < strlen(v)) {
-			o->vllm_cmd = v;
-		} else if (!strcmp(a, "--vllm-port") && !num_arg(v, 1, 65535, &n)) {
-			o->vllm_port = (int)n;
-		} else if (!strcmp(a, "--vllm-timeout") && !dur_arg(v, 1, 86400, &n)) {
-			o->vllm_timeout_s = (int)n;
-		} else if (!strcmp(a, "--install-timeout") && !dur_arg(v, 1, 86400, &n)) {
-			o->install_timeout_s = (int)n;
-		} else {
-			char *rv = redact_urls(v); /* a --download URL may carry a password */
-			fprintf(stderr, "cmax bench lifecycle: unknown option or bad value '%s%s%s' (see --help)\n", ts_str(a),
-				v ? " " : "", ts_str(rv ? rv : ""));
-			free(rv);
-			return EXIT_USAGE;
-		}
-		i++;
+}
+
+/* A value the table cannot check: shown redacted (a --download URL may
+ * carry a password). */
+static int bad_value(const char *a, const char *v)
+{
+	char *rv = redact_urls(v);
+	fprintf(stderr, "cmax bench lifecycle: unknown option or bad value '%s %s' (see --help)\n", a, ts_str(rv ? rv : ""));
+	free(rv);
+	return EXIT_USAGE;
+}
+
+static int check(struct bench_run *b)
+{
+	struct lopts *o = BENCH_OPTS(b, struct lopts);
+	int port;
+	if (o->tier_list.n > MAX_TIERS) {
+		fprintf(stderr, "cmax bench lifecycle: at most %d --tier\n", MAX_TIERS);
+		return EXIT_USAGE;
 	}
+	for (size_t i = 0; i < o->tier_list.n; i++) {
+		if (*o->tier_list.v[i] == '-')
+			return bad_value("--tier", o->tier_list.v[i]);
+		o->tiers[o->ntiers++] = o->tier_list.v[i];
+	}
+	/* a value that looks like an option is one the user forgot to give */
+	if (o->pip_pkg && *o->pip_pkg == '-')
+		return bad_value("--pip-package", o->pip_pkg);
+	if (o->pull && *o->pull == '-')
+		return bad_value("--pull", o->pull);
+	if (o->download && ((strncmp(o->download, "http://", 7) && strncmp(o->download, "https://", 8)) ||
+			    np_url_port("--download", o->download, &port, NULL) != 0))
+		return bad_value("--download", o->download);
+	if (o->vllm_cmd && strspn(o->vllm_cmd, " \t") == strlen(o->vllm_cmd))
+		return bad_value("--vllm-cmd", o->vllm_cmd);
 	if (o->dl_mib < 0)
 		o->dl_mib = o->b.full ? 2048 : 256;
 	if (o->dl_s < 0)
 		o->dl_s = o->b.full ? 120 : 30;
-	if (!o->b.path) {
-		const char *t = getenv("TMPDIR");
-		o->b.path = t && *t ? t : "/tmp";
-	}
 	if (!o->ntiers && !o->pip_pkg && !o->pull && !o->download && !o->vllm_cmd) {
 		fprintf(stderr, "cmax bench lifecycle: nothing to do: give --tier DIR and/or an opt-in step "
 				"(--pip-package, --pull, --download, --vllm-cmd); see --help\n");
@@ -147,14 +122,7 @@ static int parse(int argc, char **argv, struct lopts *o)
 	return 0;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
+void lifecycle_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 	nanosleep(&ts, NULL);
@@ -173,12 +141,6 @@ static char *redact_url(const char *url)
 	char *r = xasprintf("%s?<redacted>", u);
 	free(u);
 	return r;
-}
-
-static void set_profile(struct result *r, const char *profile)
-{
-	free((char *)r->profile);
-	r->profile = xstrdup(profile);
 }
 
 /* The last line of out that parses as a JSON object, or NULL. */
@@ -218,7 +180,7 @@ static char *last_err_line(const struct cmd_result *cr)
 	return n > s ? xasprintf("%.*s", (int)(n - s), e + s) : xstrdup("no output");
 }
 
-static json_t *jnum(double v, double scale)
+json_t *lifecycle_jnum(double v, double scale)
 {
 	return isnan(v) ? json_null() : json_real(round(v * scale) / scale);
 }
@@ -333,10 +295,10 @@ static void run_import(struct bench_run *b, const struct lopts *o, int idx)
 	json_object_set_new(ob, "tier", json_string(tier));
 	json_object_set_new(ob, "python", json_string(py));
 	json_object_set_new(ob, "mode", json_string(mode));
-	json_object_set_new(ob, "cold_s", jnum(t[0], 1e4));
-	json_object_set_new(ob, "warm_s", jnum(t[1], 1e4));
-	json_object_set_new(ob, "cold_process_s", jnum(proc[0], 1e3));
-	json_object_set_new(ob, "warm_process_s", jnum(proc[1], 1e3));
+	json_object_set_new(ob, "cold_s", lifecycle_jnum(t[0], 1e4));
+	json_object_set_new(ob, "warm_s", lifecycle_jnum(t[1], 1e4));
+	json_object_set_new(ob, "cold_process_s", lifecycle_jnum(proc[0], 1e3));
+	json_object_set_new(ob, "warm_process_s", lifecycle_jnum(proc[1], 1e3));
 	if (j[0]) {
 		const char *keys[] = { "version", "file", "from_tier", "error" };
 		for (size_t k = 0; k < sizeof keys / sizeof *keys; k++)
@@ -424,7 +386,7 @@ static void run_install(struct bench_run *b, const struct lopts *o, int uv)
 	json_t *ob = json_object();
 	json_object_set_new(ob, "package", json_string(o->pip_pkg));
 	json_object_set_new(ob, "target", json_string(target));
-	json_object_set_new(ob, "install_s", cmd_ok(&cr) ? jnum(secs, 1e3) : json_null());
+	json_object_set_new(ob, "install_s", cmd_ok(&cr) ? lifecycle_jnum(secs, 1e3) : json_null());
 	json_object_set_new(ob, "files", json_integer(g_files));
 	json_object_set_new(ob, "bytes", json_integer(g_bytes));
 	r_observed(r, ob);
@@ -492,8 +454,7 @@ static int image_present(const char *rt, const char *image, char **why)
 
 static void run_pull(struct bench_run *b, const struct lopts *o)
 {
-	struct result *r = bench_row(b, "bench.lifecycle-pull", "container image pull");
-	set_profile(r, "containers");
+	struct result *r = bench_row_in(b, "containers", "bench.lifecycle-pull", "container image pull");
 	r_expected(r, json_deep_copy(bench_th(b, "pull_s")));
 	const char *rt = NULL;
 	for (size_t i = 0; i < sizeof runtimes / sizeof *runtimes && !rt; i++) {
@@ -532,7 +493,7 @@ static void run_pull(struct bench_run *b, const struct lopts *o)
 	r_evidence(r, cmd_evidence(&cr, 1500));
 	r_reproduce(r, cr.cmdline);
 	double secs = cr.duration_ms / 1e3;
-	json_object_set_new(ob, "pull_s", cmd_ok(&cr) ? jnum(secs, 1e3) : json_null());
+	json_object_set_new(ob, "pull_s", cmd_ok(&cr) ? lifecycle_jnum(secs, 1e3) : json_null());
 	if (!enroot && !before) {
 		/* Leave the machine as it was: remove what we pulled (or half-pulled). */
 		const char *rm[] = { rt, "image", "rm", o->pull, NULL };
@@ -578,12 +539,11 @@ static const char curl_wfmt[] =
 
 static void run_download(struct bench_run *b, const struct lopts *o)
 {
-	struct result *r = bench_row(b, "bench.lifecycle-download", "WAN download speed");
-	set_profile(r, "networking");
+	struct result *r = bench_row_in(b, "networking", "bench.lifecycle-download", "WAN download speed");
 	r_expected(r, json_deep_copy(bench_th(b, "download_gb_s")));
 	char *shown = redact_url(o->download);
-	char *range = xasprintf("0-%ld", o->dl_mib * 1048576L - 1);
-	char *maxt = xasprintf("%d", o->dl_s);
+	char *range = xasprintf("0-%lld", o->dl_mib * 1048576L - 1);
+	char *maxt = xasprintf("%ld", o->dl_s);
 	const char *argv[] = { "curl", "-sS", "-L", "--proto", "=http,https", "-o", "/dev/null", "-r", range,
 			       "--max-time", maxt, "--connect-timeout", "15", "-w", curl_wfmt, "--url", o->download, NULL };
 	struct run_opts ro = { .timeout_ms = (o->dl_s + 30) * 1000 };
@@ -609,9 +569,9 @@ static void run_download(struct bench_run *b, const struct lopts *o)
 	json_object_set_new(ob, "url", json_string(shown));
 	json_object_set_new(ob, "http_code", code ? json_integer(hc) : json_null());
 	json_object_set_new(ob, "bytes", w ? json_integer(size) : json_null());
-	json_object_set_new(ob, "seconds", w ? jnum(tt, 1e4) : json_null());
-	json_object_set_new(ob, "ttfb_s", w ? jnum(ttfb, 1e4) : json_null());
-	json_object_set_new(ob, "gb_s", jnum(gbs, 1e4));
+	json_object_set_new(ob, "seconds", w ? lifecycle_jnum(tt, 1e4) : json_null());
+	json_object_set_new(ob, "ttfb_s", w ? lifecycle_jnum(ttfb, 1e4) : json_null());
+	json_object_set_new(ob, "gb_s", lifecycle_jnum(gbs, 1e4));
 	json_object_set_new(ob, "limit_bytes", json_integer(o->dl_mib * 1048576L));
 	json_object_set_new(ob, "limit_s", json_integer(o->dl_s));
 	json_object_set_new(ob, "stopped_by_time", json_boolean(cr.exit_code == 28));
@@ -642,249 +602,6 @@ static void run_download(struct bench_run *b, const struct lopts *o)
 	free(shown);
 	free(range);
 	free(maxt);
-}
-
-/* ---- vLLM time to /v1/models --------------------------------------------
- * The method's figure: from the start of `vllm serve` until /v1/models
- * answers, with everything the server does before it listens (weights
- * load, torch.compile, CUDA graph capture) included: 10-40 s is good, over
- * 2 minutes bad (vllm_ready_s in data/bench-thresholds.json). The clock
- * starts before the fork, so nothing the server does is left out. */
-
-/* One poll. 1 when it answered 200 with a JSON object (*body set), 0 not
- * yet, -1 curl is missing. */
-static int poll_models(int port, json_t **body, int *http)
-{
-	char *url = xasprintf("http://127.0.0.1:%d/v1/models", port);
-	const char *argv[] = { "curl", "-s", "--max-time", "2", "-w", "\n%{http_code}", "--url", url, NULL };
-	struct run_opts ro = { .timeout_ms = 5000, .cap_out = 1u << 20 };
-	struct cmd_result cr;
-	runner_run(argv, &ro, &cr);
-	int res = 0;
-	*http = 0;
-	if (cr.outcome == RUN_NOT_FOUND) {
-		res = -1;
-	} else if (cr.outcome == RUN_EXITED && cr.exit_code == 0) {
-		char *nl = strrchr(cr.out, '\n');
-		*http = nl ? atoi(nl + 1) : 0;
-		if (*http == 200 && nl) {
-			json_t *j = json_loadb(cr.out, (size_t)(nl - cr.out), 0, NULL);
-			if (json_is_object(j)) {
-				*body = j;
-				res = 1;
-			} else {
-				json_decref(j);
-			}
-		}
-	}
-	cmd_result_free(&cr);
-	free(url);
-	return res;
-}
-
-/* The runner puts the server in its own group, with the group id its pid:
- * the only child of our helper process. */
-static pid_t server_pgid(pid_t helper)
-{
-	char path[64], buf[256];
-	snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)helper, (int)helper);
-	for (int tries = 0; tries < 50; tries++) {
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			return 0;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = 0;
-			return (pid_t)atol(buf);
-		}
-		sleep_ms(20);
-	}
-	return 0;
-}
-
-/* Live (not zombie) members of a process group. kill(-pgid, 0) would count
- * zombies that a non-reaping init has not collected yet. */
-static int group_alive(pid_t pgid)
-{
-	if (pgid <= 0 || (kill(-pgid, 0) != 0 && errno == ESRCH))
-		return 0;
-	DIR *d = opendir("/proc");
-	if (!d)
-		return 1;
-	int live = 0;
-	struct dirent *e;
-	while (!live && (e = readdir(d))) {
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		char path[300], buf[1024];
-		snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t n = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = 0;
-		/* "pid (comm) S ppid pgrp ...": comm may hold anything but ')' ends it last */
-		char *rp = strrchr(buf, ')'), state = 0;
-		int ppid = 0, pgrp = 0;
-		if (rp && sscanf(rp + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid && state != 'Z' &&
-		    state != 'X')
-			live = 1;
-	}
-	closedir(d);
-	return live;
-}
-
-static void run_vllm(struct bench_run *b, const struct lopts *o)
-{
-	struct result *r = bench_row(b, "bench.lifecycle-vllm-ready",
-				     "time from starting a vLLM server until /v1/models answers (compilation included)");
-	set_profile(r, "software");
-	r_expected(r, json_deep_copy(bench_th(b, "vllm_ready_s")));
-	r_reproduce(r, o->vllm_cmd);
-	struct argv_list cmd = { 0 };
-	argv_add_words(&cmd, o->vllm_cmd);
-	char **argv = cmd.v;
-	json_t *ob = json_object(), *body = NULL;
-	json_object_set_new(ob, "command", json_string(o->vllm_cmd));
-	json_object_set_new(ob, "port", json_integer(o->vllm_port));
-	r_observed(r, ob);
-	char *exe = runner_which(argv[0]);
-	int http = 0, pr;
-	if (!exe) {
-		r_skip(r, "%s is not on PATH: no server started", argv[0]);
-		goto out;
-	}
-	pr = poll_models(o->vllm_port, &body, &http);
-	if (pr < 0) {
-		r_skip(r, "curl is not on PATH (needed to poll /v1/models): no server started");
-		goto out;
-	}
-	if (pr > 0 || http) {
-		r_error(r, "port %d already answers HTTP before the server was started: another server runs there; "
-			   "choose --vllm-port", o->vllm_port);
-		goto out;
-	}
-	int pfd[2];
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
-		r_error(r, "pipe: %s", strerror(errno));
-		goto out;
-	}
-	fflush(NULL);
-	double t0 = now_s();
-	pid_t self = getpid();
-	pid_t helper = fork();
-	if (helper < 0) {
-		close(pfd[0]);
-		close(pfd[1]);
-		r_error(r, "fork: %s", strerror(errno));
-		goto out;
-	}
-	if (helper == 0) {
-		/* The helper only waits on the runner; its record goes back
-		 * to the parent as one JSON evidence object. It dies with cmax
-		 * (and the server, its runner child, with it). */
-		runner_forked_child(self);
-		close(pfd[0]);
-		struct run_opts ro = { .timeout_ms = (o->vllm_timeout_s + 60) * 1000, .cap_out = 256u << 10 };
-		struct cmd_result cr;
-		runner_run((const char *const *)argv, &ro, &cr);
-		char *s = json_dumps(cmd_evidence(&cr, 1500), JSON_COMPACT);
-		if (s)
-			(void)!write(pfd[1], s, strlen(s));
-		_exit(0);
-	}
-	close(pfd[1]);
-	double ready = NAN;
-	int polls = 0, exited = 0, early = 0, status;
-	while (!bench_interrupted() && now_s() - t0 < o->vllm_timeout_s) {
-		polls++;
-		if (poll_models(o->vllm_port, &body, &http) > 0) {
-			ready = now_s() - t0;
-			break;
-		}
-		if (waitpid(helper, &status, WNOHANG) == helper) {
-			exited = early = 1;
-			break;
-		}
-		sleep_ms(100);
-	}
-	/* Stop the server: TERM to its group, KILL after 10 s. */
-	pid_t pg = exited ? 0 : server_pgid(helper);
-	int killed = 0;
-	if (!exited) {
-		if (pg > 0)
-			kill(-pg, SIGTERM);
-		for (int i = 0; i < 100 && !exited; i++) {
-			if (waitpid(helper, &status, WNOHANG) == helper)
-				exited = 1;
-			else
-				sleep_ms(100);
-		}
-		if (!exited) {
-			killed = 1;
-			if (pg > 0)
-				kill(-pg, SIGKILL);
-			kill(helper, SIGKILL);
-			waitpid(helper, &status, 0);
-		}
-	}
-	if (group_alive(pg)) /* strays that closed the runner's pipes */
-		kill(-pg, SIGKILL);
-	for (int i = 0; i < 20 && group_alive(pg); i++)
-		sleep_ms(50);
-	struct strbuf sb = STRBUF_INIT;
-	char buf[4096];
-	ssize_t n;
-	while ((n = read(pfd[0], buf, sizeof buf)) > 0)
-		sb_add(&sb, buf, (size_t)n);
-	close(pfd[0]);
-	json_t *ev = json_loads(sb_str(&sb), 0, NULL);
-	sb_free(&sb);
-	if (json_is_object(ev))
-		r_evidence(r, ev);
-	else
-		json_decref(ev);
-	json_object_set_new(ob, "ready_s", jnum(ready, 1e3));
-	json_object_set_new(ob, "polls", json_integer(polls));
-	json_object_set_new(ob, "process_group", pg > 0 ? json_integer(pg) : json_null());
-	json_object_set_new(ob, "group_gone", json_boolean(!group_alive(pg)));
-	json_object_set_new(ob, "needed_sigkill", json_boolean(killed));
-	json_t *models = json_array();
-	size_t i;
-	json_t *m;
-	json_array_foreach(json_object_get(body, "data"), i, m)
-		if (json_is_string(json_object_get(m, "id")))
-			json_array_append(models, json_object_get(m, "id"));
-	json_object_set_new(ob, "models", models);
-	if (bench_interrupted()) {
-		r_skip(r, "interrupted; the server was stopped");
-	} else if (isnan(ready)) {
-		if (early)
-			r_error(r, "the server exited before /v1/models answered (see the evidence for its output)");
-		else if (polls == 0)
-			r_error(r, "no poll was made");
-		else
-			r_fail(r, "no answer on http://127.0.0.1:%d/v1/models within %d s (%d polls); server stopped",
-			       o->vllm_port, o->vllm_timeout_s, polls);
-	} else {
-		const char *why;
-		enum status s = bench_grade(bench_th(b, "vllm_ready_s"), ready, &why);
-		if (s == ST_SKIP)
-			s = ST_PASS;
-		r_status(r, s, "/v1/models answered %.2f s after the start (%d polls, %zu model%s); server stopped%s%s", ready,
-			 polls, json_array_size(models), json_array_size(models) == 1 ? "" : "s",
-			 s == ST_PASS ? "" : "; ", s == ST_PASS ? "" : why);
-	}
-	if (group_alive(pg))
-		r_evidence_note(r, "process group %d still had members after SIGKILL", (int)pg);
-out:
-	json_decref(body);
-	free(exe);
-	argv_free(&cmd);
 }
 
 /* ---- plan and table ----------------------------------------------------- */
@@ -924,14 +641,14 @@ static json_t *plan_json(const struct bench_run *b, const struct lopts *o)
 	}
 	if (o->download) {
 		char *u = redact_url(o->download);
-		char *c = xasprintf("curl -o /dev/null -r 0-%ld --max-time %d %s", o->dl_mib * 1048576L - 1, o->dl_s, u);
+		char *c = xasprintf("curl -o /dev/null -r 0-%lld --max-time %ld %s", o->dl_mib * 1048576L - 1, o->dl_s, u);
 		json_array_append_new(cmds, json_string(c));
 		json_array_append_new(net, json_string(c));
 		free(c);
 		free(u);
 	}
 	if (o->vllm_cmd) {
-		char *c = xasprintf("%s   (own process group; poll http://127.0.0.1:%d/v1/models up to %d s; then kill the group)",
+		char *c = xasprintf("%s   (own process group; poll http://127.0.0.1:%d/v1/models up to %ld s; then kill the group)",
 				    o->vllm_cmd, o->vllm_port, o->vllm_timeout_s);
 		json_array_append_new(cmds, json_string(c));
 		json_array_append_new(srv, json_string(c));
@@ -956,96 +673,112 @@ static void table(FILE *out, const struct bench_run *b)
 	}
 }
 
-int bench_lifecycle_main(int argc, char **argv)
+/* ---- the hooks (bench.h) ------------------------------------------------ */
+
+static int lifecycle_prepare(struct bench_run *b)
 {
-	struct lopts o;
-	int rc = parse(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
+	const struct lopts *o = BENCH_OPTS(b, const struct lopts);
 	/* the recorded command line must not carry a token from --download */
 	struct argv_list shown = { 0 };
-	for (int i = 0; i < argc; i++)
-		argv_take(&shown, i > 0 && !strcmp(argv[i - 1], "--download") ? redact_url(argv[i]) : xstrdup(argv[i]));
-	struct bench_run b;
-	rc = bench_init(&b, "lifecycle", &o.b, argc, shown.v);
+	for (int i = 0; i < b->argc; i++)
+		argv_take(&shown, i > 0 && !strcmp(b->argv[i - 1], "--download") ? redact_url(b->argv[i]) : xstrdup(b->argv[i]));
+	free(b->command);
+	b->command = bench_command_line(b->argc, shown.v);
 	argv_free(&shown);
-	if (rc) {
-		bench_free(&b);
-		return rc;
-	}
 	json_t *tiers = json_array();
-	for (int i = 0; i < o.ntiers; i++)
-		json_array_append_new(tiers, json_string(o.tiers[i]));
-	json_object_set_new(b.params, "tiers", tiers);
-	json_object_set_new(b.params, "pip_package", o.pip_pkg ? json_string(o.pip_pkg) : json_null());
-	json_object_set_new(b.params, "pull", o.pull ? json_string(o.pull) : json_null());
-	if (o.download) {
-		char *u = redact_url(o.download);
-		json_object_set_new(b.params, "download", json_string(u));
+	for (int i = 0; i < o->ntiers; i++)
+		json_array_append_new(tiers, json_string(o->tiers[i]));
+	json_object_set_new(b->params, "tiers", tiers);
+	json_object_set_new(b->params, "pip_package", o->pip_pkg ? json_string(o->pip_pkg) : json_null());
+	json_object_set_new(b->params, "pull", o->pull ? json_string(o->pull) : json_null());
+	if (o->download) {
+		char *u = redact_url(o->download);
+		json_object_set_new(b->params, "download", json_string(u));
 		free(u);
 	} else {
-		json_object_set_new(b.params, "download", json_null());
+		json_object_set_new(b->params, "download", json_null());
 	}
-	json_object_set_new(b.params, "download_limit_mib", json_integer(o.dl_mib));
-	json_object_set_new(b.params, "download_limit_s", json_integer(o.dl_s));
-	json_object_set_new(b.params, "vllm_cmd", o.vllm_cmd ? json_string(o.vllm_cmd) : json_null());
-	json_object_set_new(b.params, "vllm_port", json_integer(o.vllm_port));
-	if (o.b.dry_run) {
-		json_t *p = plan_json(&b, &o);
-		if (o.b.json) {
-			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			fputc('\n', stdout);
-		} else {
-			size_t i;
-			json_t *e;
-			printf("cmax bench lifecycle --dry-run: nothing is run.\nWould create %s (empty unless pip/uv run)\n"
-			       "Would run:\n", json_string_value(json_object_get(p, "workdir")));
-			json_array_foreach(json_object_get(p, "commands"), i, e)
-				printf("  %s\n", json_string_value(e));
-			if (json_array_size(json_object_get(p, "network"))) {
-				printf("Uses the network (opt-in):\n");
-				json_array_foreach(json_object_get(p, "network"), i, e)
-					printf("  %s\n", json_string_value(e));
-			} else {
-				printf("Uses the network: nothing (opt-in: --pip-package, --pull, --download)\n");
-			}
-			if (json_array_size(json_object_get(p, "servers"))) {
-				printf("Starts a server (opt-in):\n");
-				json_array_foreach(json_object_get(p, "servers"), i, e)
-					printf("  %s\n", json_string_value(e));
-			} else {
-				printf("Starts a server: none (opt-in: --vllm-cmd)\n");
-			}
-		}
-		json_decref(p);
-		bench_free(&b);
-		return EXIT_OK;
-	}
-	char *what = xasprintf("%s%s%s%s", o.pip_pkg ? "pip/uv install targets; " : "",
-			       o.pull ? "a container image (removed after, if new); " : "",
-			       o.download ? "a download to /dev/null; " : "",
-			       o.vllm_cmd ? "a server process, killed after; " : "only an empty directory");
-	rc = bench_start(&b, what);
-	free(what);
-	if (rc) {
-		bench_free(&b);
-		return rc;
-	}
-	json_object_set_new(b.params, "workdir", json_string(b.workdir));
-	for (int i = 0; i < o.ntiers && !bench_interrupted(); i++)
-		run_import(&b, &o, i);
-	if (o.pip_pkg && !bench_interrupted()) {
-		run_install(&b, &o, 0);
-		if (!bench_interrupted())
-			run_install(&b, &o, 1);
-	}
-	if (o.pull && !bench_interrupted())
-		run_pull(&b, &o);
-	if (o.download && !bench_interrupted())
-		run_download(&b, &o);
-	if (o.vllm_cmd && !bench_interrupted())
-		run_vllm(&b, &o);
-	rc = bench_finish(&b, table);
-	bench_free(&b);
-	return rc;
+	json_object_set_new(b->params, "download_limit_mib", json_integer(o->dl_mib));
+	json_object_set_new(b->params, "download_limit_s", json_integer(o->dl_s));
+	json_object_set_new(b->params, "vllm_cmd", o->vllm_cmd ? json_string(o->vllm_cmd) : json_null());
+	json_object_set_new(b->params, "vllm_port", json_integer(o->vllm_port));
+	return 0;
 }
+
+static void plan_list(json_t *p, const char *key, const char *head, const char *none)
+{
+	size_t i;
+	json_t *e;
+	if (!json_array_size(json_object_get(p, key))) {
+		printf("%s: %s\n", head, none);
+		return;
+	}
+	printf("%s (opt-in):\n", head);
+	json_array_foreach(json_object_get(p, key), i, e)
+		printf("  %s\n", json_string_value(e));
+}
+
+static int lifecycle_plan(struct bench_run *b)
+{
+	const struct lopts *o = BENCH_OPTS(b, const struct lopts);
+	json_t *p = plan_json(b, o);
+	if (o->b.json) {
+		bench_print_json(p);
+	} else {
+		size_t i;
+		json_t *e;
+		printf("cmax bench lifecycle --dry-run: nothing is run.\nWould create %s (empty unless pip/uv run)\n"
+		       "Would run:\n", json_string_value(json_object_get(p, "workdir")));
+		json_array_foreach(json_object_get(p, "commands"), i, e)
+			printf("  %s\n", json_string_value(e));
+		plan_list(p, "network", "Uses the network", "nothing (opt-in: --pip-package, --pull, --download)");
+		plan_list(p, "servers", "Starts a server", "none (opt-in: --vllm-cmd)");
+	}
+	json_decref(p);
+	return EXIT_OK;
+}
+
+static int lifecycle_run(struct bench_run *b)
+{
+	const struct lopts *o = BENCH_OPTS(b, const struct lopts);
+	char *what = xasprintf("%s%s%s%s", o->pip_pkg ? "pip/uv install targets; " : "",
+			       o->pull ? "a container image (removed after, if new); " : "",
+			       o->download ? "a download to /dev/null; " : "",
+			       o->vllm_cmd ? "a server process, killed after; " : "only an empty directory");
+	int rc = bench_start(b, what);
+	free(what);
+	if (rc)
+		return rc;
+	json_object_set_new(b->params, "workdir", json_string(b->workdir));
+	for (int i = 0; i < o->ntiers && !bench_interrupted(); i++)
+		run_import(b, o, i);
+	if (o->pip_pkg && !bench_interrupted()) {
+		run_install(b, o, 0);
+		if (!bench_interrupted())
+			run_install(b, o, 1);
+	}
+	if (o->pull && !bench_interrupted())
+		run_pull(b, o);
+	if (o->download && !bench_interrupted())
+		run_download(b, o);
+	if (o->vllm_cmd && !bench_interrupted())
+		lifecycle_run_vllm(b, o);
+	return 0;
+}
+
+const struct bench_ops bench_lifecycle_ops = {
+	.name = "lifecycle",
+	.version = "1",
+	.summary = "import torch per storage tier; opt-in pip/uv install, container pull, WAN download, vLLM time to /v1/models",
+	.profile = "storage",
+	.flags = BENCH_WRITES,
+	.usage = usage,
+	.options = options,
+	.opts_size = sizeof(struct lopts),
+	.defaults = defaults,
+	.check = check,
+	.prepare = lifecycle_prepare,
+	.plan = lifecycle_plan,
+	.run = lifecycle_run,
+	.table = table,
+};

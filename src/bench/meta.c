@@ -1,8 +1,10 @@
-#include "meta.h"
-#include "bench.h"
-#include "../core/result.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
+#include "bench/meta.h"
+#include "core/jsonget.h"
+#include "core/clock.h"
+#include "bench/bench.h"
+#include "core/result.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -16,13 +18,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int meta_run_workers(int n, work_fn fn, void *arg, struct work_out *total, double *wall_s)
 {
@@ -63,7 +58,7 @@ int meta_run_workers(int n, work_fn fn, void *arg, struct work_out *total, doubl
 	}
 	close(go[0]);
 	close(res[1]);
-	double t0 = now_s();
+	double t0 = clock_mono_s();
 	close(go[1]);           /* every worker's read returns 0: go */
 	int got = 0;
 	while (got < started) {
@@ -83,7 +78,7 @@ int meta_run_workers(int n, work_fn fn, void *arg, struct work_out *total, doubl
 			total->extra[i] += o.extra[i];
 		got++;
 	}
-	*wall_s = now_s() - t0;
+	*wall_s = clock_mono_s() - t0;
 	close(res[0]);
 	for (int i = 0; i < started; i++) {
 		if (got < started)
@@ -394,7 +389,7 @@ void meta_node_lock_worker(const char *dir, const struct lock_ops *ops, int id, 
 		close(fd);
 		return;
 	}
-	double t0 = now_s();
+	double t0 = clock_mono_s();
 	for (;;) {
 		int all = 1;
 		for (int j = 0; j < workers && all; j++)
@@ -404,12 +399,12 @@ void meta_node_lock_worker(const char *dir, const struct lock_ops *ops, int id, 
 			out->rendezvous_ok = 1;
 			break;
 		}
-		if ((now_s() - t0) * 1000 >= rendezvous_ms)
+		if ((clock_mono_s() - t0) * 1000 >= rendezvous_ms)
 			break;
 		/* poll fast first: the others are usually there within ms */
-		sleep_us(now_s() - t0 < 1 ? 500 : 10000);
+		sleep_us(clock_mono_s() - t0 < 1 ? 500 : 10000);
 	}
-	out->wait_s = now_s() - t0;
+	out->wait_s = clock_mono_s() - t0;
 	snprintf(mark, sizeof mark, "%s/%s.done.%d", dir, ops->name, id);
 	if (!out->rendezvous_ok) {
 		touch(mark); /* a late worker must not think it ran beside us */
@@ -420,7 +415,7 @@ void meta_node_lock_worker(const char *dir, const struct lock_ops *ops, int id, 
 	for (int j = 0; j < workers; j++)
 		if (j != id && mark_exists(dir, ops->name, "done", j))
 			out->overlap_ok = 0;
-	double l0 = now_s();
+	double l0 = clock_mono_s();
 	long last = -1;
 	for (int i = 0; i < iterations; i++) {
 		if (ops->lock(fd) != 0) {
@@ -450,7 +445,7 @@ void meta_node_lock_worker(const char *dir, const struct lock_ops *ops, int id, 
 			note_err_node(out, errno);
 		out->done++;
 	}
-	out->loop_s = now_s() - l0;
+	out->loop_s = clock_mono_s() - l0;
 	close(fd);
 	touch(mark);
 }
@@ -489,12 +484,6 @@ static long jlong(json_t *o, const char *k, int *bad)
 	return (long)json_integer_value(v);
 }
 
-static double jdbl(json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_number(v) ? json_number_value(v) : 0;
-}
-
 int meta_node_lock_parse(const char *text, size_t len, struct node_lock_out *outs, int *got, int max)
 {
 	int n = 0;
@@ -528,8 +517,8 @@ int meta_node_lock_parse(const char *text, size_t len, struct node_lock_out *out
 			o.rendezvous_ok = json_is_true(json_object_get(j, "rendezvous_ok"));
 			o.overlap_ok = json_is_true(json_object_get(j, "overlap_ok"));
 			o.noop = json_is_true(json_object_get(j, "noop"));
-			o.wait_s = jdbl(j, "wait_s");
-			o.loop_s = jdbl(j, "loop_s");
+			o.wait_s = jget_num(j, "wait_s", 0);
+			o.loop_s = jget_num(j, "loop_s", 0);
 			const char *nd = json_string_value(json_object_get(j, "node"));
 			snprintf(o.node, sizeof o.node, "%s", nd ? nd : "");
 			if (!bad && o.done >= 0 && o.overlaps >= 0 && o.errors >= 0) {

@@ -8,113 +8,75 @@
  * starts this program on two nodes as a hidden worker (`cmax bench metadata
  * --lock-worker DIR ...`, not in --help) that runs meta_node_lock_worker on
  * a file in the shared work directory and prints one CMAXLOCK line. */
-#include "bench.h"
-#include "meta.h"
-#include "../core/exitcodes.h"
-#include "../core/numparse.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
-#include "../core/termsafe.h"
-#include "slurmstep.h"
-#include "space.h"
+#include "bench/bench.h"
+#include "core/clock.h"
+#include "bench/metadata.h"
+#include "bench/meta.h"
+#include "core/exitcodes.h"
+#include "core/options.h"
+#include "core/numparse.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+#include "core/termsafe.h"
+#include "bench/slurmstep.h"
+#include "bench/space.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
-struct mopts {
-	struct bench_opts b;
-	int workers;
-	int files;          /* per worker for the rate phases */
-	int file_size;
-	int import_files;
-	long alloc_mib;
-	int lock_iterations;
-	int slurm;          /* --slurm */
-	int nodes;          /* --nodes N (2 is what the lock test uses) */
-	const char *partition;
+static const char usage[] =
+	"usage: cmax bench metadata --path DIR [--workers N] [--files N] [options]\n\n"
+	"Small-file create/stat/open-read-close/unlink rates with N worker processes in one\n"
+	"directory, an import-like probe over 10 000 small files predicting `import torch`\n"
+	"time, concurrent mkdir -p, exclusive flock()/fcntl() locks from two processes (and from\n"
+	"two nodes inside a Slurm allocation),\n"
+	"file names with ':' and other legal characters, 4 KiB allocating writes.\n"
+	"The two-node locks run inside an allocation of 2+ nodes (--slurm; DIR must be shared),\n"
+	"or with --nodes 2 outside one: srun takes a 2-node allocation (--immediate).\n";
+
+#define MOPT(f) offsetof(struct mopts, f)
+static const struct opt_def options[] = {
+	{ .name = "workers", .type = OPT_INT, .offset = MOPT(workers), .metavar = "N", .min = 1, .max = 1024,
+	  .dflt = "4", .help = "worker processes" },
+	{ .name = "files", .type = OPT_INT, .offset = MOPT(files), .metavar = "N", .min = 1, .max = 10000000,
+	  .help = "files per worker for the rates (default 2000 quick, 20000 full)" },
+	{ .name = "file-size", .type = OPT_INT, .offset = MOPT(file_size), .metavar = "BYTES", .min = 0, .max = 1 << 20,
+	  .dflt = "4096", .units = "bytes", .help = "bytes written into each file at create (0 = empty, like fio's filecreate)" },
+	{ .name = "import-files", .type = OPT_INT, .offset = MOPT(import_files), .metavar = "N", .min = 100,
+	  .max = 1000000, .dflt = "10000", .help = "files in the import-like tree" },
+	{ .name = "alloc-mib", .type = OPT_INT, .offset = MOPT(alloc_mib), .metavar = "N", .min = 1, .max = 1 << 20,
+	  .units = "MiB", .help = "MiB for the 4 KiB allocating write (default 64 quick, 1024 full)" },
+	{ .name = "lock-iterations", .type = OPT_INT, .offset = MOPT(lock_iterations), .metavar = "N", .min = 1,
+	  .max = 100000, .dflt = "100", .help = "lock attempts per process" },
+	{ .name = "slurm", .type = OPT_FLAG, .offset = MOPT(slurm),
+	  .help = "also try the locks from two nodes of this Slurm allocation at once" },
+	{ .name = "nodes", .type = OPT_INT, .offset = MOPT(nodes), .metavar = "N", .min = 1, .max = 4096,
+	  .help = "the same outside an allocation: srun takes a 2-node one" },
+	{ .name = "partition", .type = OPT_STRING, .offset = MOPT(partition), .metavar = "P",
+	  .help = "the partition for that allocation" },
+	OPTION_END
 };
 
-/* Test hook, honoured only by the hidden worker: take no lock, so the
- * tests can prove the cross-node detector FAILs a lock that does not hold. */
-#define LOCK_NOOP_ENV "CMAX_BENCH_LOCK_NOOP"
-#define LOCK_HOLD_US 500
-#define RENDEZVOUS_S 30
-
-static void usage(FILE *out)
+static void defaults(struct bench_opts *bo)
 {
-	fputs("usage: cmax bench metadata --path DIR [--workers N] [--files N] [options]\n\n"
-	      "Small-file create/stat/open-read-close/unlink rates with N worker processes in one\n"
-	      "directory, an import-like probe over 10 000 small files predicting `import torch`\n"
-	      "time, concurrent mkdir -p, exclusive flock()/fcntl() locks from two processes (and from\n"
-	      "two nodes inside a Slurm allocation),\n"
-	      "file names with ':' and other legal characters, 4 KiB allocating writes.\n\n"
-	      "  --workers N            worker processes (default 4)\n"
-	      "  --files N              files per worker for the rates (default 2000 quick, 20000 full)\n"
-	      "  --file-size BYTES      bytes written into each file at create (default 4096; 0 = empty,\n"
-	      "                         like fio's filecreate engine)\n"
-	      "  --import-files N       files in the import-like tree (default 10000)\n"
-	      "  --alloc-mib N          MiB for the 4 KiB allocating write (default 64 quick, 1024 full)\n"
-	      "  --lock-iterations N    lock attempts per process (default 100)\n"
-	      "  --slurm                also try the locks from two nodes of this Slurm allocation at once\n"
-	      "                         (automatic inside an allocation of 2+ nodes; DIR must be shared)\n"
-	      "  --nodes 2              the same outside an allocation: srun takes a 2-node one (--immediate)\n"
-	      "  --partition P          the partition for that allocation\n\n", out);
-	bench_common_usage(out);
-}
-
-static int parse(int argc, char **argv, struct mopts *o)
-{
-	memset(o, 0, sizeof *o);
+	struct mopts *o = (struct mopts *)(void *)bo;
 	o->workers = 4;
 	o->files = -1;
 	o->file_size = 4096;
 	o->import_files = 10000;
 	o->alloc_mib = -1;
 	o->lock_iterations = 100;
-	for (int i = 1; i < argc; i++) {
-		int r = bench_common_opt(&o->b, argc, argv, &i, "metadata");
-		if (r < 0)
-			return EXIT_USAGE;
-		if (r > 0)
-			continue;
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-		long n = -1;
-		int okv = v && np_count(a, v, 0, 1L << 40, &n, NULL) == 0; /* core/numparse.h; each range below */
-		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			usage(stdout);
-			return -1;
-		} else if (!strcmp(a, "--workers") && okv && n >= 1 && n <= 1024) {
-			o->workers = (int)n;
-		} else if (!strcmp(a, "--files") && okv && n >= 1 && n <= 10000000) {
-			o->files = (int)n;
-		} else if (!strcmp(a, "--file-size") && okv && n >= 0 && n <= 1 << 20) {
-			o->file_size = (int)n;
-		} else if (!strcmp(a, "--import-files") && okv && n >= 100 && n <= 1000000) {
-			o->import_files = (int)n;
-		} else if (!strcmp(a, "--alloc-mib") && okv && n >= 1 && n <= 1 << 20) {
-			o->alloc_mib = n;
-		} else if (!strcmp(a, "--lock-iterations") && okv && n >= 1 && n <= 100000) {
-			o->lock_iterations = (int)n;
-		} else if (!strcmp(a, "--slurm")) {
-			o->slurm = 1;
-			continue; /* no value */
-		} else if (!strcmp(a, "--nodes") && okv && n >= 1 && n <= 4096) {
-			o->nodes = (int)n;
-		} else if (!strcmp(a, "--partition") && v && *v) {
-			o->partition = v;
-		} else {
-			fprintf(stderr, "cmax bench metadata: unknown option or bad value '%s%s%s' (see --help)\n", a,
-				v ? " " : "", v ? v : "");
-			return EXIT_USAGE;
-		}
-		i++;
-	}
+}
+
+static int check(struct bench_run *b)
+{
+	struct mopts *o = BENCH_OPTS(b, struct mopts);
 	if (o->partition && !o->slurm && !o->nodes) {
 		fprintf(stderr, "cmax bench metadata: --partition only applies with --nodes N (or --slurm)\n");
 		return EXIT_USAGE;
@@ -124,13 +86,6 @@ static int parse(int argc, char **argv, struct mopts *o)
 	if (o->alloc_mib < 0)
 		o->alloc_mib = o->b.full ? 1024 : 64;
 	return 0;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* ---- rates ------------------------------------------------------------ */
@@ -207,7 +162,7 @@ static void run_rates(struct bench_run *b, const struct mopts *o)
 	}
 	for (int ph = PH_CREATE; ph <= PH_UNLINK && !bench_interrupted(); ph++) {
 		char *id = xasprintf("bench.metadata-%s", phase_key[ph]);
-		char *title = xasprintf("small-file %s rate, %d workers in one directory", phase_key[ph], o->workers);
+		char *title = xasprintf("small-file %s rate, %lld workers in one directory", phase_key[ph], o->workers);
 		struct result *r = bench_row(b, id, title);
 		free(id);
 		free(title);
@@ -237,7 +192,7 @@ static void run_rates(struct bench_run *b, const struct mopts *o)
 			enum status st = bench_grade(bench_th(b, phase_th[ph]), rate, &w);
 			if (st == ST_SKIP)
 				st = ST_PASS;
-			r_status(r, st, "%.0f %s/s (%ld files, %d workers, %.2f s)%s%s", rate, phase_key[ph], t.ops, o->workers,
+			r_status(r, st, "%.0f %s/s (%ld files, %lld workers, %.2f s)%s%s", rate, phase_key[ph], t.ops, o->workers,
 				 wall, st == ST_PASS ? "" : "; ", st == ST_PASS ? "" : w);
 		}
 	}
@@ -327,15 +282,15 @@ static long walk_tree(const char *root, long *errors, double *stat_s, double *re
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof path, "%s/%s", root, e->d_name);
-		double t0 = now_s();
+		double t0 = clock_mono_s();
 		DIR *s = opendir(path);
 		struct dirent *f;
-		*stat_s += now_s() - t0;
+		*stat_s += clock_mono_s() - t0;
 		while (s) {
-			t0 = now_s();
+			t0 = clock_mono_s();
 			f = readdir(s);
 			if (!f) {
-				*stat_s += now_s() - t0;
+				*stat_s += clock_mono_s() - t0;
 				break;
 			}
 			if (f->d_name[0] == '.')
@@ -345,7 +300,7 @@ static long walk_tree(const char *root, long *errors, double *stat_s, double *re
 			struct stat st;
 			if (stat(p2, &st) != 0)
 				(*errors)++;
-			double t1 = now_s();
+			double t1 = clock_mono_s();
 			*stat_s += t1 - t0;
 			int fd = open(p2, O_RDONLY | O_CLOEXEC);
 			if (fd < 0) {
@@ -355,7 +310,7 @@ static long walk_tree(const char *root, long *errors, double *stat_s, double *re
 			while (read(fd, buf, sizeof buf) > 0)
 				;
 			close(fd);
-			*read_s += now_s() - t1;
+			*read_s += clock_mono_s() - t1;
 			n++;
 		}
 		if (s)
@@ -372,18 +327,18 @@ static void run_import(struct bench_run *b, const struct mopts *o)
 				     "import-like probe (walk, stat, open, read small files) and predicted import torch time");
 	char *root = xasprintf("%s/import", b->workdir);
 	long bytes = 0;
-	double g0 = now_s();
+	double g0 = clock_mono_s();
 	if (gen_tree(root, o->import_files, &bytes) != 0) {
-		r_error(r, "could not generate the %d-file tree under %s: %s", o->import_files, root, strerror(errno));
+		r_error(r, "could not generate the %lld-file tree under %s: %s", o->import_files, root, strerror(errno));
 		free(root);
 		return;
 	}
-	double gen_s = now_s() - g0;
+	double gen_s = clock_mono_s() - g0;
 	drop_tree_cache(root);
 	long errors = 0;
-	double stat_s, read_s, t0 = now_s();
+	double stat_s, read_s, t0 = clock_mono_s();
 	long n = walk_tree(root, &errors, &stat_s, &read_s);
-	double walk_s = now_s() - t0;
+	double walk_s = clock_mono_s() - t0;
 	const json_t *th = bench_th(b, "import");
 	double files = json_number_value(json_object_get(th, "torch_files"));
 	double cpu = json_number_value(json_object_get(th, "torch_cpu_s"));
@@ -407,7 +362,7 @@ static void run_import(struct bench_run *b, const struct mopts *o)
 	if (bench_interrupted()) {
 		r_skip(r, "interrupted");
 	} else if (errors || n != o->import_files) {
-		r_fail(r, "%ld errors, %ld of %d files read back", errors, n, o->import_files);
+		r_fail(r, "%ld errors, %ld of %lld files read back", errors, n, o->import_files);
 	} else {
 		const char *w;
 		enum status st = bench_grade(json_object_get(th, "predicted_s"), predicted, &w);
@@ -513,215 +468,6 @@ static void run_lock(struct bench_run *b, const struct mopts *o, const struct lo
 	free(dir);
 }
 
-/* ---- locks across nodes -------------------------------------------------- */
-
-static int noop_lock(int fd)
-{
-	(void)fd;
-	return 0;
-}
-
-/* The hidden worker: argv[1] is --lock-worker. Prints one CMAXLOCK line. */
-static int lock_worker_main(int argc, char **argv)
-{
-	const char *dir = NULL, *kind = NULL;
-	const char *ntasks = getenv("SLURM_NTASKS"), *procid = getenv("SLURM_PROCID");
-	long iterations = 100, workers = ntasks ? strtol(ntasks, NULL, 10) : 2, id = procid ? strtol(procid, NULL, 10) : -1;
-	long hold = LOCK_HOLD_US, rdv = RENDEZVOUS_S;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		char *end = NULL;
-		long n = v ? strtol(v, &end, 10) : -1;
-		int num = v && *v && end && !*end;
-		if (!strcmp(a, "--lock-worker") && v && *v)
-			dir = v;
-		else if (!strcmp(a, "--lock-kind") && v && (!strcmp(v, "flock") || !strcmp(v, "fcntl")))
-			kind = v;
-		else if (!strcmp(a, "--iterations") && num && n >= 1 && n <= 100000)
-			iterations = n;
-		else if (!strcmp(a, "--workers") && num && n >= 2 && n <= 64)
-			workers = n;
-		else if (!strcmp(a, "--worker-id") && num && n >= 0 && n < 64)
-			id = n;
-		else if (!strcmp(a, "--hold-us") && num && n >= 0 && n <= 1000000)
-			hold = n;
-		else if (!strcmp(a, "--rendezvous-timeout") && num && n >= 1 && n <= 3600)
-			rdv = n;
-		else {
-			fprintf(stderr, "cmax bench metadata --lock-worker: unknown option or bad value '%s%s%s'\n", a,
-				v ? " " : "", v ? v : "");
-			return EXIT_USAGE;
-		}
-		i++;
-	}
-	if (!dir || !kind || id < 0 || workers < 2 || id >= workers) {
-		fprintf(stderr, "cmax bench metadata --lock-worker: needs DIR, --lock-kind flock|fcntl and a worker id "
-				"below --workers (--worker-id, or SLURM_PROCID under srun)\n");
-		return EXIT_USAGE;
-	}
-	const char *hook = getenv(LOCK_NOOP_ENV);
-	int noop = hook && !strcmp(hook, "1");
-	const struct lock_ops *real = !strcmp(kind, "flock") ? &meta_flock_ops : &meta_fcntl_ops;
-	struct lock_ops none = { real->name, noop_lock, noop_lock };
-	struct node_lock_out out;
-	memset(&out, 0, sizeof out);
-	const char *nn = getenv("SLURMD_NODENAME");
-	if (nn && *nn)
-		snprintf(out.node, sizeof out.node, "%s", nn);
-	else
-		gethostname(out.node, sizeof out.node - 1);
-	meta_node_lock_worker(dir, noop ? &none : real, (int)id, (int)workers, (int)iterations, (int)hold, (int)(rdv * 1000),
-			      &out);
-	out.noop = noop;
-	char *line = meta_node_lock_line(&out);
-	fputs(line, stdout);
-	fflush(stdout);
-	free(line);
-	return EXIT_OK;
-}
-
-static int lock_nodes_timeout_s(const struct mopts *o)
-{
-	/* the rendezvous, then both workers' rounds one after the other with
-	 * room for a slow lock manager */
-	return RENDEZVOUS_S + 30 + (int)((long)o->lock_iterations * 2 * (LOCK_HOLD_US + 20000) / 1000000);
-}
-
-static void lock_nodes_argv(struct argv_list *v, const struct mopts *o, const struct bench_slurm *S, const char *self,
-			    const char *dir, const char *kind)
-{
-	bench_srun_prefix(v, S, 2, RENDEZVOUS_S + 30);
-	argv_add(v, self);
-	argv_add(v, "bench");
-	argv_add(v, "metadata");
-	argv_add(v, "--lock-worker");
-	argv_add(v, dir);
-	argv_add(v, "--lock-kind");
-	argv_add(v, kind);
-	argv_add(v, "--iterations");
-	argv_addf(v, "%d", o->lock_iterations);
-	argv_add(v, "--workers");
-	argv_add(v, "2");
-	argv_add(v, "--hold-us");
-	argv_addf(v, "%d", LOCK_HOLD_US);
-	argv_add(v, "--rendezvous-timeout");
-	argv_addf(v, "%d", RENDEZVOUS_S);
-}
-
-/* The srun command of the two-node test, for --dry-run. */
-static char *lock_nodes_cmd(const struct mopts *o, const struct bench_slurm *S, const char *kind)
-{
-	struct argv_list v = { 0 };
-	char *self = runner_self_exe();
-	char *dir = xasprintf("%s/cmax-bench-metadata-XXXXXX/locks-nodes", o->b.path);
-	lock_nodes_argv(&v, o, S, self ? self : "cmax", dir, kind);
-	char *c = argv_display(&v);
-	argv_free(&v);
-	free(dir);
-	free(self);
-	return c;
-}
-
-static void run_lock_nodes(struct bench_run *b, const struct mopts *o, const struct bench_slurm *S, const char *why,
-			   const struct lock_ops *ops)
-{
-	char *id = xasprintf("bench.metadata-%s-lock-nodes", ops->name);
-	char *title = xasprintf("exclusive %s() lock holds between two nodes", ops->name);
-	struct result *r = bench_row(b, id, title);
-	free(id);
-	free(title);
-	r_expectedf(r, "0 violations of %d exclusive locks taken from two nodes whose rounds overlap in time",
-		    2 * o->lock_iterations);
-	if (!S->active) {
-		r_skip(r, "%s", why ? why : "not in a Slurm allocation with 2+ nodes");
-		return;
-	}
-	char *dir = xasprintf("%s/locks-nodes", b->workdir);
-	char *self = runner_self_exe();
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
-		r_error(r, "cannot create %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	if (meta_node_lock_prepare(dir, ops->name) != 0) {
-		r_error(r, "cannot create the shared lock file in %s: %s", dir, strerror(errno));
-		goto out;
-	}
-	if (!self) {
-		r_error(r, "cannot find this program's own path (/proc/self/exe) to start the workers");
-		goto out;
-	}
-	struct argv_list v = { 0 };
-	lock_nodes_argv(&v, o, S, self, dir, ops->name);
-	char *cmd = argv_display(&v);
-	r_reproduce(r, cmd);
-	free(cmd);
-	struct run_opts ro = { .timeout_ms = (lock_nodes_timeout_s(o) + 30) * 1000, .cap_out = 1u << 20,
-			       .cap_err = 256u << 10 };
-	struct cmd_result cr;
-	runner_run((const char *const *)v.v, &ro, &cr);
-	argv_free(&v);
-	r_evidence(r, cmd_evidence(&cr, 1500));
-	struct srun_info si;
-	srun_parse(cr.err, cr.err_len, &si);
-	if (bench_interrupted() || cr.outcome == RUN_TIMEOUT || cr.outcome == RUN_SIGNALED)
-		bench_slurm_cancel(S, &si, 15000, NULL);
-	if (bench_interrupted()) {
-		r_skip(r, "interrupted (srun step cancelled)");
-	} else if (cr.outcome == RUN_NOT_FOUND || cr.outcome == RUN_SPAWN_FAILED || cr.outcome == RUN_SKIPPED_BUDGET) {
-		char *d = cmd_describe(&cr);
-		r_error(r, "srun %s", d);
-		free(d);
-	} else {
-		struct node_lock_out outs[2];
-		int got[2];
-		memset(outs, 0, sizeof outs);
-		meta_node_lock_parse(cr.out, cr.out_len, outs, got, 2);
-		const char *names[2];
-		for (int w = 0; w < 2; w++) {
-			names[w] = srun_node_of(&si, w);
-			if (!names[w])
-				names[w] = bench_slurm_node(S, w);
-		}
-		long final = meta_node_lock_counter(dir, ops->name);
-		meta_grade_node_lock(r, ops->name, outs, got, names, 2, o->lock_iterations, final);
-		if (!got[0] || !got[1]) {
-			/* say what srun saw about the silent node(s) */
-			struct strbuf sb = STRBUF_INIT;
-			for (int w = 0; w < 2; w++) {
-				if (got[w])
-					continue;
-				char *about = names[w] ? srun_errors_about(cr.err, names[w]) : NULL;
-				if (!about)
-					about = srun_first_error(cr.err);
-				if (about)
-					sb_addf(&sb, "%s%s", sb.len ? "; " : "", about);
-				free(about);
-			}
-			char *d = cmd_describe(&cr);
-			char *s = xasprintf("%s (srun %s%s%s)", r->summary, d, sb.len ? ": " : "", sb_str(&sb));
-			r_error(r, "%s", s);
-			free(s);
-			free(d);
-			sb_free(&sb);
-		}
-		for (int w = 0; w < 2; w++) {
-			const char *nd = got[w] && *outs[w].node ? outs[w].node : names[w];
-			size_t i;
-			json_t *h;
-			int known = 0;
-			json_array_foreach(b->hosts, i, h)
-				known |= nd && !strcmp(json_string_value(h), nd);
-			if (nd && !known)
-				json_array_append_new(b->hosts, json_string(nd));
-		}
-	}
-	srun_info_free(&si);
-	cmd_result_free(&cr);
-out:
-	free(self);
-	free(dir);
-}
-
 static const char *const odd_names[] = {
 	"a:b", "ckpt-epoch=1:step=200.pt", "2026-11-30T05:40:36Z.log", "name with spaces", "semi;colon",
 	"comma,list", "brackets[1]", "braces{x}", "paren(1)", "percent%20", "plus+minus-", "at@host",
@@ -811,7 +557,7 @@ static void run_alloc(struct bench_run *b, const struct mopts *o)
 	static char buf[4096];
 	memset(buf, 'a', sizeof buf);
 	long writes = o->alloc_mib * 256, done = 0;
-	double t0 = now_s();
+	double t0 = clock_mono_s();
 	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	int e = fd < 0 ? errno : 0;
 	for (; fd >= 0 && done < writes && !bench_interrupted(); done++)
@@ -821,7 +567,7 @@ static void run_alloc(struct bench_run *b, const struct mopts *o)
 		}
 	if (fd >= 0 && !e && fsync(fd) != 0)
 		e = errno;
-	double s = now_s() - t0;
+	double s = clock_mono_s() - t0;
 	if (fd >= 0)
 		close(fd);
 	unlink(path);
@@ -858,136 +604,170 @@ static void table(FILE *out, const struct bench_run *b)
 			ts_str(b->rows[i]->summary ? b->rows[i]->summary : ""));
 }
 
-int bench_metadata_main(int argc, char **argv)
-{
-	if (argc > 1 && !strcmp(argv[1], "--lock-worker"))
-		return lock_worker_main(argc, argv);
-	struct mopts o;
-	int rc = parse(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
-	struct bench_run b;
+/* ---- the hooks (bench.h) ------------------------------------------------ */
+
+/* What prepare works out for plan and run. */
+struct metadata_run {
 	struct bench_slurm S;
-	memset(&S, 0, sizeof S);
-	rc = bench_init(&b, "metadata", &o.b, argc, argv);
-	if (rc) {
-		bench_free(&b);
-		return rc;
-	}
-	char *why = NULL, *serr = NULL;
-	if (bench_slurm_init(&S, "metadata", o.slurm, o.nodes, o.partition, 2, 0, &why, &serr) != 0) {
+	char *why;               /* why the two-node locks are skipped, or NULL */
+	char *what;              /* what gets written (plan, confirmation) */
+	struct bench_space sp;
+};
+
+static int metadata_worker(int argc, char **argv)
+{
+	return argc > 1 && !strcmp(argv[1], "--lock-worker") ? metadata_lock_worker_main(argc, argv) : -1;
+}
+
+static int metadata_prepare(struct bench_run *b)
+{
+	const struct mopts *o = BENCH_OPTS(b, const struct mopts);
+	struct metadata_run *m = b->priv = xcalloc(1, sizeof *m);
+	char *serr = NULL;
+	if (bench_slurm_init(&m->S, "metadata", o->slurm, o->nodes, o->partition, 2, 0, &m->why, &serr) != 0) {
 		fprintf(stderr, "cmax bench metadata: %s\n", serr);
 		free(serr);
-		bench_slurm_free(&S);
-		bench_free(&b);
 		return EXIT_USAGE;
 	}
-	if (S.active) {
-		b.harness = "slurm";
-		b.hosts = json_array();
-		json_array_append_new(b.hosts, json_string(b.host));
+	if (m->S.active) {
+		b->harness = "slurm";
+		b->hosts = json_array();
+		json_array_append_new(b->hosts, json_string(b->host));
 	}
-	json_object_set_new(b.params, "two_node_locks", S.active ? json_string(S.in_alloc ? "in the allocation" :
-				"srun takes a 2-node allocation") : json_string(why ? why : "skipped"));
-	json_object_set_new(b.params, "mode", json_string(o.b.full ? "full" : "quick"));
-	json_object_set_new(b.params, "workers", json_integer(o.workers));
-	json_object_set_new(b.params, "files_per_worker", json_integer(o.files));
-	json_object_set_new(b.params, "file_size", json_integer(o.file_size));
-	json_object_set_new(b.params, "import_files", json_integer(o.import_files));
-	json_object_set_new(b.params, "alloc_mib", json_integer(o.alloc_mib));
-	json_object_set_new(b.params, "lock_iterations", json_integer(o.lock_iterations));
-	double peak = (double)o.workers * o.files * (o.file_size + 512) + o.import_files * 8704.0 + o.alloc_mib * 1048576.0;
-	char *what = xasprintf("about %.0f MiB: %d files of %d B in rates/, a %d-file tree in import/, mkdir/ trees, "
-			       "lock files, odd names, one %ld MiB file",
-			       peak / 1048576, o.workers * o.files, o.file_size, o.import_files, o.alloc_mib);
+	json_object_set_new(b->params, "two_node_locks", m->S.active ? json_string(m->S.in_alloc ? "in the allocation" :
+				"srun takes a 2-node allocation") : json_string(m->why ? m->why : "skipped"));
+	json_object_set_new(b->params, "mode", json_string(o->b.full ? "full" : "quick"));
+	json_object_set_new(b->params, "workers", json_integer(o->workers));
+	json_object_set_new(b->params, "files_per_worker", json_integer(o->files));
+	json_object_set_new(b->params, "file_size", json_integer(o->file_size));
+	json_object_set_new(b->params, "import_files", json_integer(o->import_files));
+	json_object_set_new(b->params, "alloc_mib", json_integer(o->alloc_mib));
+	json_object_set_new(b->params, "lock_iterations", json_integer(o->lock_iterations));
+	double peak = (double)o->workers * o->files * (o->file_size + 512) + o->import_files * 8704.0 + o->alloc_mib * 1048576.0;
+	m->what = xasprintf("about %.0f MiB: %lld files of %lld B in rates/, a %lld-file tree in import/, mkdir/ trees, "
+			    "lock files, odd names, one %lld MiB file",
+			    peak / 1048576, o->workers * o->files, o->file_size, o->import_files, o->alloc_mib);
 	/* the estimate above is what must fit (core of space.h): refused before anything is written */
-	struct bench_space sp;
-	bench_space_judge(o.b.path, peak >= 1.8e19 ? UINT64_MAX : (uint64_t)peak, "rates, import tree, allocating write", &sp);
-	json_object_set_new(b.params, "space", bench_space_json(&sp));
-	if (o.b.dry_run) {
-		if (o.b.json) {
-			json_t *p = json_object();
-			json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
-			json_object_set_new(p, "benchmark", json_string("metadata"));
-			char *wd = xasprintf("%s/cmax-bench-metadata-XXXXXX", o.b.path);
-			json_object_set_new(p, "workdir", json_string(wd));
-			free(wd);
-			json_object_set_new(p, "fstype", json_string(b.fstype));
-			json_object_set_new(p, "writes", json_string(what));
-			json_object_set_new(p, "bytes_max", json_integer((json_int_t)sp.need));
-			json_object_set_new(p, "space", bench_space_json(&sp));
-			json_object_set_new(p, "parameters", json_incref(b.params));
-			json_t *cmds = json_array();
-			for (int k = 0; S.active && k < 2; k++) {
-				char *c = lock_nodes_cmd(&o, &S, k ? "fcntl" : "flock");
-				json_array_append_new(cmds, json_string(c));
-				free(c);
-			}
-			json_object_set_new(p, "commands", cmds);
-			json_dumpf(p, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-			fputc('\n', stdout);
-			json_decref(p);
-		} else {
-			printf("cmax bench metadata --dry-run: nothing is written.\nWould create %s/cmax-bench-metadata-XXXXXX (%s)\n"
-			       "and write %s;\nthen remove the directory (also on Ctrl-C).\n", o.b.path, b.fstype, what);
-			if (S.active) {
-				printf("Two-node locks: would run, one after the other:\n");
-				for (int k = 0; k < 2; k++) {
-					char *c = lock_nodes_cmd(&o, &S, k ? "fcntl" : "flock");
-					printf("  %s\n", c);
-					free(c);
-				}
-			} else {
-				printf("Two-node locks: skipped (%s).\n", why ? why : "not in a Slurm allocation with 2+ nodes");
-			}
-			printf("N%s: %s\n", sp.reason + 1, !sp.fits ? "would NOT start (exit 73)" : "would start");
-		}
-		free(what);
-		free(why);
-		bench_slurm_free(&S);
-		bench_free(&b);
-		if (!sp.fits)
-			fprintf(stderr, "cmax bench metadata: %s; a run would be refused\n", sp.reason);
-		return sp.fits ? EXIT_OK : EXIT_CANTCREAT;
+	bench_space_judge(o->b.path, peak >= 1.8e19 ? UINT64_MAX : (uint64_t)peak, "rates, import tree, allocating write", &m->sp);
+	json_object_set_new(b->params, "space", bench_space_json(&m->sp));
+	return 0;
+}
+
+static json_t *plan_json(const struct bench_run *b, const struct mopts *o, const struct metadata_run *m)
+{
+	json_t *p = json_object();
+	json_object_set_new(p, "schema", json_string("cmax.bench.plan/1"));
+	json_object_set_new(p, "benchmark", json_string("metadata"));
+	char *wd = xasprintf("%s/cmax-bench-metadata-XXXXXX", o->b.path);
+	json_object_set_new(p, "workdir", json_string(wd));
+	free(wd);
+	json_object_set_new(p, "fstype", json_string(b->fstype));
+	json_object_set_new(p, "writes", json_string(m->what));
+	json_object_set_new(p, "bytes_max", json_integer((json_int_t)m->sp.need));
+	json_object_set_new(p, "space", bench_space_json(&m->sp));
+	json_object_set_new(p, "parameters", json_incref(b->params));
+	json_t *cmds = json_array();
+	for (int k = 0; m->S.active && k < 2; k++) {
+		char *c = metadata_lock_nodes_cmd(o, &m->S, k ? "fcntl" : "flock");
+		json_array_append_new(cmds, json_string(c));
+		free(c);
 	}
-	if (!sp.fits) {
+	json_object_set_new(p, "commands", cmds);
+	return p;
+}
+
+static void plan_text(const struct bench_run *b, const struct mopts *o, const struct metadata_run *m)
+{
+	printf("cmax bench metadata --dry-run: nothing is written.\nWould create %s/cmax-bench-metadata-XXXXXX (%s)\n"
+	       "and write %s;\nthen remove the directory (also on Ctrl-C).\n", o->b.path, b->fstype, m->what);
+	if (m->S.active) {
+		printf("Two-node locks: would run, one after the other:\n");
+		for (int k = 0; k < 2; k++) {
+			char *c = metadata_lock_nodes_cmd(o, &m->S, k ? "fcntl" : "flock");
+			printf("  %s\n", c);
+			free(c);
+		}
+	} else {
+		printf("Two-node locks: skipped (%s).\n", m->why ? m->why : "not in a Slurm allocation with 2+ nodes");
+	}
+	printf("N%s: %s\n", m->sp.reason + 1, !m->sp.fits ? "would NOT start (exit 73)" : "would start");
+}
+
+static int metadata_plan(struct bench_run *b)
+{
+	const struct mopts *o = BENCH_OPTS(b, const struct mopts);
+	const struct metadata_run *m = b->priv;
+	if (o->b.json) {
+		json_t *p = plan_json(b, o, m);
+		bench_print_json(p);
+		json_decref(p);
+	} else {
+		plan_text(b, o, m);
+	}
+	if (!m->sp.fits)
+		fprintf(stderr, "cmax bench metadata: %s; a run would be refused\n", m->sp.reason);
+	return m->sp.fits ? EXIT_OK : EXIT_CANTCREAT;
+}
+
+static int metadata_run(struct bench_run *b)
+{
+	const struct mopts *o = BENCH_OPTS(b, const struct mopts);
+	struct metadata_run *m = b->priv;
+	if (!m->sp.fits) {
 		fprintf(stderr, "cmax bench metadata: %s; nothing was written (fewer --files or a smaller --alloc-mib)\n",
-			sp.reason);
-		free(what);
-		free(why);
-		bench_slurm_free(&S);
-		bench_free(&b);
+			m->sp.reason);
 		return EXIT_CANTCREAT;
 	}
-	rc = bench_start(&b, what);
-	free(what);
-	if (rc) {
-		free(why);
-		bench_slurm_free(&S);
-		bench_free(&b);
+	int rc = bench_start(b, m->what);
+	if (rc)
 		return rc;
-	}
-	json_object_set_new(b.params, "workdir", json_string(b.workdir));
-	run_rates(&b, &o);
+	json_object_set_new(b->params, "workdir", json_string(b->workdir));
+	run_rates(b, o);
 	if (!bench_interrupted())
-		run_import(&b, &o);
+		run_import(b, o);
 	if (!bench_interrupted())
-		run_mkdir(&b, &o);
+		run_mkdir(b, o);
 	if (!bench_interrupted())
-		run_lock(&b, &o, &meta_flock_ops);
+		run_lock(b, o, &meta_flock_ops);
 	if (!bench_interrupted())
-		run_lock(&b, &o, &meta_fcntl_ops);
+		run_lock(b, o, &meta_fcntl_ops);
 	if (!bench_interrupted())
-		run_lock_nodes(&b, &o, &S, why, &meta_flock_ops);
+		metadata_run_lock_nodes(b, o, &m->S, m->why, &meta_flock_ops);
 	if (!bench_interrupted())
-		run_lock_nodes(&b, &o, &S, why, &meta_fcntl_ops);
+		metadata_run_lock_nodes(b, o, &m->S, m->why, &meta_fcntl_ops);
 	if (!bench_interrupted())
-		run_names(&b);
+		run_names(b);
 	if (!bench_interrupted())
-		run_alloc(&b, &o);
-	rc = bench_finish(&b, table);
-	free(why);
-	bench_slurm_free(&S);
-	bench_free(&b);
-	return rc;
+		run_alloc(b, o);
+	return 0;
 }
+
+static void metadata_release(struct bench_run *b)
+{
+	struct metadata_run *m = b->priv;
+	if (!m)
+		return;
+	free(m->why);
+	free(m->what);
+	bench_slurm_free(&m->S);
+	free(m);
+}
+
+const struct bench_ops bench_metadata_ops = {
+	.name = "metadata",
+	.version = "1",
+	.summary = "small-file rates, import-time probe, mkdir/lock/name correctness, 4 KiB allocating writes",
+	.profile = "storage",
+	.flags = BENCH_NEEDS_PATH | BENCH_WRITES | BENCH_SLURM_AWARE,
+	.usage = usage,
+	.options = options,
+	.opts_size = sizeof(struct mopts),
+	.defaults = defaults,
+	.check = check,
+	.worker = metadata_worker,
+	.prepare = metadata_prepare,
+	.plan = metadata_plan,
+	.run = metadata_run,
+	.table = table,
+	.release = metadata_release,
+};

@@ -1,7 +1,7 @@
 /* Line-rate model of the collectives (see netbound.h for the formulas and
  * docs/bench.md for worked examples). No I/O: net.c reads sysfs and the
  * nccl-tests output, this file only does the arithmetic. */
-#include "netbound.h"
+#include "bench/netbound.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>

@@ -4,10 +4,11 @@
  * as 8 big-endian bytes (throughput measured to the server's receipt, not to
  * the local socket buffer). UDP datagrams are echoed as they are (loss and
  * UDP round trip). Every loop is bounded in count and in time. */
-#include "netfront.h"
-#include "../core/numparse.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
+#include "bench/netfront.h"
+#include "core/clock.h"
+#include "core/numparse.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -27,13 +28,6 @@
 #define NF_MAXCONN 32
 #define NF_MAGIC 0x434d5850u /* "CMXP" */
 #define NF_MAXUDP 100000
-
-static long long now_us(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 void nf_probe_defaults(struct nf_probe_opts *o)
 {
@@ -147,15 +141,15 @@ int nf_serve(const char *hostport, double time_s, double bytes_max)
 	struct conn c[NF_MAXCONN];
 	int nc = 0;
 	double total = 0;
-	long long deadline = now_us() + (long long)(time_s * 1e6);
+	long long deadline = clock_mono_us() + (long long)(time_s * 1e6);
 	static char buf[1 << 20];
-	while (now_us() < deadline && total < bytes_max) {
+	while (clock_mono_us() < deadline && total < bytes_max) {
 		struct pollfd pf[NF_MAXCONN + 2];
 		pf[0] = (struct pollfd){ .fd = lfd, .events = POLLIN };
 		pf[1] = (struct pollfd){ .fd = ufd, .events = POLLIN };
 		for (int i = 0; i < nc; i++)
 			pf[2 + i] = (struct pollfd){ .fd = c[i].fd, .events = POLLIN };
-		long long left = (deadline - now_us()) / 1000;
+		long long left = (deadline - clock_mono_us()) / 1000;
 		int n = poll(pf, (nfds_t)(2 + nc), left > 200 ? 200 : (int)(left < 0 ? 0 : left));
 		if (n < 0 && errno != EINTR)
 			break;
@@ -232,7 +226,7 @@ static int tcp_connect(const char *target, int ms, long long *took_us, char *err
 	if (!ai)
 		return -1;
 	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	long long t0 = now_us();
+	long long t0 = clock_mono_us();
 	if (fd < 0 || (connect(fd, ai->ai_addr, ai->ai_addrlen) && errno != EINPROGRESS)) {
 		snprintf(err, en, "connect %s: %s", target, strerror(errno));
 		freeaddrinfo(ai);
@@ -249,7 +243,7 @@ static int tcp_connect(const char *target, int ms, long long *took_us, char *err
 		close(fd);
 		return -1;
 	}
-	*took_us = now_us() - t0;
+	*took_us = clock_mono_us() - t0;
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	return fd;
@@ -260,7 +254,7 @@ static int io_full(int fd, char *p, size_t n, int wr, long long deadline)
 {
 	size_t done = 0;
 	while (done < n) {
-		long long left = (deadline - now_us()) / 1000;
+		long long left = (deadline - clock_mono_us()) / 1000;
 		if (left <= 0)
 			return -1;
 		struct pollfd pf = { .fd = fd, .events = wr ? POLLOUT : POLLIN };
@@ -302,14 +296,14 @@ static void probe_echo(const char *target, const struct nf_probe_opts *o, json_t
 	char msg[64];
 	memset(msg, 'x', sizeof msg);
 	msg[0] = 'E';
-	long long dl = now_us() + (long long)o->connect_ms * 1000;
+	long long dl = clock_mono_us() + (long long)o->connect_ms * 1000;
 	if (io_full(fd, msg, 1, 1, dl) == 0) {
 		for (int i = 0; i < n; i++) {
 			char back[63];
-			long long t0 = now_us(), d = t0 + (long long)o->connect_ms * 1000;
+			long long t0 = clock_mono_us(), d = t0 + (long long)o->connect_ms * 1000;
 			if (io_full(fd, msg + 1, 63, 1, d) || io_full(fd, back, 63, 0, d))
 				break;
-			s[got++] = now_us() - t0;
+			s[got++] = clock_mono_us() - t0;
 		}
 	}
 	close(fd);
@@ -345,10 +339,10 @@ static void probe_udp(const char *target, const struct nf_probe_opts *o, json_t 
 	unsigned char *seen = xcalloc((size_t)n, 1);
 	long long *rtt = xcalloc((size_t)n, sizeof *rtt);
 	int sent = 0, recv_n = 0;
-	uint32_t nonce = (uint32_t)now_us() ^ (uint32_t)getpid();
-	long long next = now_us(), last_send = 0, hard = now_us() + (long long)n * (o->udp_gap_us + 1000) + 5000000;
-	while (now_us() < hard) {
-		long long t = now_us();
+	uint32_t nonce = (uint32_t)clock_mono_us() ^ (uint32_t)getpid();
+	long long next = clock_mono_us(), last_send = 0, hard = clock_mono_us() + (long long)n * (o->udp_gap_us + 1000) + 5000000;
+	while (clock_mono_us() < hard) {
+		long long t = clock_mono_us();
 		if (sent < n && t >= next) {
 			unsigned char p[20];
 			uint32_t v[3] = { htonl(NF_MAGIC), htonl(nonce), htonl((uint32_t)sent) };
@@ -380,7 +374,7 @@ static void probe_udp(const char *target, const struct nf_probe_opts *o, json_t 
 			if (ntohl(v[0]) != NF_MAGIC || ntohl(v[1]) != nonce || seq >= (uint32_t)sent || seen[seq])
 				continue;
 			seen[seq] = 1;
-			rtt[recv_n++] = now_us() - ts;
+			rtt[recv_n++] = clock_mono_us() - ts;
 		}
 	}
 	close(fd);
@@ -409,11 +403,11 @@ static void probe_tput(const char *target, const struct nf_probe_opts *o, json_t
 	memset(buf, 0x5a, sizeof buf);
 	buf[0] = 'S';
 	double sent = 0;
-	long long t0 = now_us(), stop = t0 + (long long)(o->tput_s * 1e6);
+	long long t0 = clock_mono_us(), stop = t0 + (long long)(o->tput_s * 1e6);
 	int first = 1, bad = 0;
-	while (now_us() < stop && sent < o->tput_bytes) {
+	while (clock_mono_us() < stop && sent < o->tput_bytes) {
 		struct pollfd pf = { .fd = fd, .events = POLLOUT };
-		long long left = (stop - now_us()) / 1000;
+		long long left = (stop - clock_mono_us()) / 1000;
 		if (poll(&pf, 1, left > 200 ? 200 : (int)(left < 0 ? 0 : left)) <= 0)
 			continue;
 		ssize_t r = write(fd, buf, sizeof buf);
@@ -430,9 +424,9 @@ static void probe_tput(const char *target, const struct nf_probe_opts *o, json_t
 	}
 	shutdown(fd, SHUT_WR);
 	unsigned char b[8];
-	long long dl = now_us() + (long long)o->connect_ms * 1000 + 5000000;
+	long long dl = clock_mono_us() + (long long)o->connect_ms * 1000 + 5000000;
 	int acked = !bad && io_full(fd, (char *)b, 8, 0, dl) == 0;
-	long long t1 = now_us();
+	long long t1 = clock_mono_us();
 	close(fd);
 	json_t *t = json_object();
 	if (acked) {

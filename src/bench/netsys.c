@@ -4,10 +4,10 @@
  * /sys/class/infiniband device) that netbound.c turns into the per-GPU rail
  * rate; plus the GPU model data the NVLink bound needs. Collect once, then
  * grade. */
-#include "netsys.h"
-#include "../core/datafile.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "bench/netsys.h"
+#include "core/datafile.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>

@@ -2,7 +2,7 @@
  * (netsys.c). */
 #ifndef CMAX_BENCH_NETSYS_H
 #define CMAX_BENCH_NETSYS_H
-#include "netbound.h"
+#include "bench/netbound.h"
 #include <jansson.h>
 
 struct port {

@@ -2,12 +2,13 @@
  * signs with SigV4 but, as of 7.88, neither adds x-amz-content-sha256 nor
  * canonicalises the query string: callers pass queries already sorted and
  * encoded, and every request carries the payload-hash header. */
-#include "s3_client.h"
-#include "bench.h"
-#include "../parse/s3xml.h"
-#include "../core/readfile.h"
-#include "../core/redact.h"
-#include "../core/termsafe.h"
+#include "bench/s3_client.h"
+#include "core/clock.h"
+#include "bench/bench.h"
+#include "parse/s3xml.h"
+#include "core/readfile.h"
+#include "core/redact.h"
+#include "core/termsafe.h"
 #include <curl/curl.h>
 #include <errno.h>
 #include <stdio.h>
@@ -27,13 +28,6 @@
 #define S3_CODE_MAX 64
 
 static unsigned char *pattern;
-
-double s3_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 int s3_global_init(void)
 {
@@ -297,7 +291,7 @@ static void *setup(struct s3_conn *c, struct s3_req *r)
 		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, r->method);
 	}
 	r->easy = e;
-	r->t_start = s3_now();
+	r->t_start = clock_mono_s();
 	return e;
 }
 
@@ -352,7 +346,7 @@ static void finish(struct s3_req *r, CURLcode cc)
 		r->ttfb_s = (double)t / 1e6;
 	if (curl_easy_getinfo(e, CURLINFO_TOTAL_TIME_T, &t) == CURLE_OK)
 		r->total_s = (double)t / 1e6;
-	r->t_end = s3_now();
+	r->t_end = clock_mono_s();
 	classify(r);
 	curl_easy_cleanup(e);
 	curl_slist_free_all(r->hdrs);

@@ -6,7 +6,7 @@
 #define CMAX_BENCH_S3_CLIENT_H
 #include <stddef.h>
 #include <stdint.h>
-#include "../core/strbuf.h"
+#include "core/strbuf.h"
 
 struct s3_cred {
 	char *key, *secret, *token;
@@ -85,7 +85,6 @@ struct s3_req *s3_do(struct s3_conn *c, struct s3_req *r);
 
 /* RFC 3986 encoding (unreserved kept; '/' kept when keep_slash). */
 char *s3_uri_encode(const char *s, int keep_slash);
-double s3_now(void);
 int s3_global_init(void);
 void s3_global_cleanup(void);
 #endif

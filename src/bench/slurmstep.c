@@ -1,8 +1,8 @@
 /* srun steps for the benchmarks that span nodes (see slurmstep.h). */
-#include "slurmstep.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
-#include "../parse/hostlist.h"
+#include "bench/slurmstep.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+#include "parse/hostlist.h"
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>

@@ -10,7 +10,7 @@
 #define CMAX_BENCH_SLURMSTEP_H
 #include <stddef.h>
 #include <jansson.h>
-#include "../core/argv.h"
+#include "core/argv.h"
 
 struct bench_slurm {
 	int active;           /* the benchmark runs across nodes */

@@ -1,6 +1,6 @@
 /* Free space against a benchmark's need (see space.h). */
-#include "space.h"
-#include "../core/numparse.h"
+#include "bench/space.h"
+#include "core/numparse.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -1,7 +1,7 @@
 /* Tenant access: passwordless sudo, a useradd workflow, and whether the
  * in-band BMC is reachable from the tenant account (it should not be). */
-#include "checks.h"
-#include "../core/strbuf.h"
+#include "checks/checks.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 

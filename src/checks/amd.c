@@ -1,10 +1,11 @@
 /* AMD Instinct checks: the GPUs are recognised as AMD (count and model,
  * never mislabelled as NVIDIA or as "no GPU"), and ROCm is at or above the
  * floor of the GPU's program in the minimum-version table. */
-#include "checks.h"
-#include "gpu_verdict.h"
-#include "../core/strbuf.h"
-#include "../policy/version.h"
+#include "checks/checks.h"
+#include "collect/collector.h"
+#include "checks/gpu_verdict.h"
+#include "core/strbuf.h"
+#include "policy/version.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,11 +46,8 @@ void check_amd_rocm(struct audit_ctx *ctx, struct result *r)
 void check_amd_gpus(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = facts_get(ctx, "amd", NULL);
-	enum col_state pst;
-	json_t *pci = facts_get(ctx, "pci", &pst);
-	long long onbus = -1, n = 0;
-	if (!pci || pst != COL_OK || fact_int(pci, "amd_gpus", &onbus) != 0)
-		onbus = -1;
+	json_t *pci;
+	long long onbus = col_pci_gpus(ctx, "amd_gpus", &pci), n = 0;
 	fact_int(f, "count", &n);
 	const char *src = fact_str(f, "source");
 	const char *model = fact_str(f, "models.0");

@@ -3,40 +3,7 @@
  * the facts cache) for typed facts and grade them against policy data. */
 #ifndef CMAX_CHECK_H
 #define CMAX_CHECK_H
-#include "../core/result.h"
-
-struct audit_ctx;
-
-/* Where a check applies (the audited environment). */
-enum {
-	TGT_BAREMETAL = 1 << 0,
-	TGT_VM = 1 << 1,
-	TGT_CONTAINER = 1 << 2,
-	TGT_SLURM = 1 << 3,
-	TGT_K8S = 1 << 4,
-	TGT_HOST = TGT_BAREMETAL | TGT_VM | TGT_CONTAINER,
-	TGT_ALL = TGT_HOST | TGT_SLURM | TGT_K8S,
-};
-
-enum {
-	CHECK_ACTIVE = 1 << 0,   /* changes state or makes traffic: only with --active */
-	CHECK_NEEDS_ROOT = 1 << 1 /* documented: SKIPs with a reason when not privileged */
-};
-
-typedef void (*check_fn)(struct audit_ctx *ctx, struct result *r);
-
-struct check_def {
-	const char *id;          /* stable dotted id: "<profile>.<name>" */
-	const char *profile;     /* versions isolation hardware software containers
-				    orchestration networking storage health access */
-	const char *title;
-	unsigned targets;        /* TGT_* mask */
-	unsigned flags;          /* CHECK_* */
-	const char *requires;    /* comma-separated collector names, run first */
-	const char *remediation; /* default; a check may refine it */
-	const char *reproduce;   /* a shell command a human can run to see the same */
-	check_fn fn;
-};
+#include "engine/check.h"
 
 /* The one table (src/checks/table.c, generated from checks.def). */
 extern const struct check_def check_table[];

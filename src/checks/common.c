@@ -1,5 +1,6 @@
-#include "common.h"
-#include "../core/strbuf.h"
+#include "checks/common.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 
 int chk_gpu_node(struct audit_ctx *ctx)
@@ -24,10 +25,7 @@ int chk_gpu_node(struct audit_ctx *ctx)
 int chk_nvidia_gpus(struct audit_ctx *ctx)
 {
 	enum col_state st;
-	json_t *pci = facts_get(ctx, "pci", &st);
-	long long n = -1;
-	if (st != COL_OK || fact_int(pci, "nvidia_gpus", &n) != 0)
-		n = -1;
+	long long n = col_pci_gpus(ctx, "nvidia_gpus", NULL);
 	if (n > 0)
 		return 1;
 	json_t *nv = facts_get(ctx, "nvidia", &st);

@@ -4,7 +4,7 @@
  * never disagree on the same host. */
 #ifndef CMAX_CHECKS_COMMON_H
 #define CMAX_CHECKS_COMMON_H
-#include "checks.h"
+#include "checks/checks.h"
 
 /* Any GPU (NVIDIA or AMD): 1 seen, 0 none, -1 cannot tell (no PCI or GPU facts). */
 int chk_gpu_node(struct audit_ctx *ctx);

@@ -6,9 +6,10 @@
  * its output, runc crashed); the facts of the other tools stay valid, so
  * each check consults the collector itself and only the check whose probe
  * broke reports ERROR. */
-#include "common.h"
-#include "../core/strbuf.h"
-#include "../policy/minimums.h"
+#include "checks/common.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
+#include "policy/minimums.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -67,31 +68,35 @@ static int probe_decided(struct result *r, json_t *tool, const char *what)
 	return 0;
 }
 
-void check_ver_docker(struct audit_ctx *ctx, struct result *r)
+/* One tool's version row: its probe object `tool` in the containers facts
+ * (also its evidence and its key in data/minimum-versions.json), graded
+ * when the probe read a version; unreadable_remedy, when not NULL, goes
+ * with a probe that ran but could not read it. */
+static void grade_tool(struct audit_ctx *ctx, struct result *r, const char *tool, const char *what,
+		       const char *unreadable_remedy)
 {
 	json_t *f = chk_own_facts(ctx, r, "containers");
 	if (!f)
 		return;
-	json_t *d = json_object_get(f, "docker");
-	chk_attach_evidence(ctx, r, "containers", "docker");
-	if (probe_decided(r, d, "Docker Engine")) {
-		if (strcmp(fact_str(d, "probe"), "unreadable") == 0)
-			r_remedy(r, "the client cannot reach the daemon as this user; run `docker version` as root or a docker-group member, or ask the provider to attest the Engine (server) version");
+	json_t *t = json_object_get(f, tool);
+	chk_attach_evidence(ctx, r, "containers", tool);
+	if (probe_decided(r, t, what)) {
+		if (unreadable_remedy && strcmp(fact_str(t, "probe"), "unreadable") == 0)
+			r_remedy(r, "%s", unreadable_remedy);
 		return;
 	}
-	grade(ctx, r, "docker", "Docker Engine", fact_str(d, "version"));
+	grade(ctx, r, tool, what, fact_str(t, "version"));
+}
+
+void check_ver_docker(struct audit_ctx *ctx, struct result *r)
+{
+	grade_tool(ctx, r, "docker", "Docker Engine",
+		   "the client cannot reach the daemon as this user; run `docker version` as root or a docker-group member, or ask the provider to attest the Engine (server) version");
 }
 
 void check_ver_runc(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = chk_own_facts(ctx, r, "containers");
-	if (!f)
-		return;
-	json_t *t = json_object_get(f, "runc");
-	chk_attach_evidence(ctx, r, "containers", "runc");
-	if (probe_decided(r, t, "runc"))
-		return;
-	grade(ctx, r, "runc", "runc", fact_str(t, "version"));
+	grade_tool(ctx, r, "runc", "runc", NULL);
 }
 
 void check_ver_nvidia_toolkit(struct audit_ctx *ctx, struct result *r)
@@ -126,13 +131,9 @@ void check_ct_runtime(struct audit_ctx *ctx, struct result *r)
 	r_observed(r, json_deep_copy(json_object_get(f, "runtimes_on_path")));
 	r_expectedf(r, "at least one of docker, podman, enroot, apptainer/singularity on PATH");
 	if (json_array_size(rt)) {
-		struct strbuf sb = STRBUF_INIT;
-		size_t i;
-		json_t *v;
-		json_array_foreach(rt, i, v)
-			sb_addf(&sb, "%s%s", i ? ", " : "", json_string_value(v));
-		r_pass(r, "container runtime%s on PATH: %s", json_array_size(rt) == 1 ? "" : "s", sb_str(&sb));
-		sb_free(&sb);
+		char *names = fact_join(rt, ", ");
+		r_pass(r, "container runtime%s on PATH: %s", json_array_size(rt) == 1 ? "" : "s", names);
+		free(names);
 		return;
 	}
 	char *why;

@@ -3,8 +3,9 @@
  * many nodes it covers, and names the outliers against the most common
  * value. A node that did not answer or did not report the value is named
  * as such and counted out, never guessed. */
-#include "checks.h"
-#include "../core/strbuf.h"
+#include "checks/checks.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,106 +208,123 @@ static int fleet_absent(struct audit_ctx *ctx, struct result *r)
 	return 0;
 }
 
-static void drift(struct audit_ctx *ctx, struct result *r, const struct drift_spec *s)
+/* Every node's value, grouped; the nodes that did not answer or report. */
+struct drift_read {
+	json_t *silent, *unknown, *unknown_why;
+	json_t *groups; /* value -> [nodes], first-seen order */
+	size_t read;
+};
+
+static void drift_collect(struct audit_ctx *ctx, const struct drift_spec *s, size_t total, struct drift_read *d)
 {
-	if (fleet_absent(ctx, r))
-		return;
-	size_t total = fleet_node_count(ctx), read = 0;
-	json_t *silent = json_array(), *unknown = json_array(), *unknown_why = json_object();
-	json_t *groups = json_object(); /* value -> [nodes], first-seen order */
 	for (size_t i = 0; i < total; i++) {
 		const char *name = fleet_node_name(ctx, i);
 		if (!name)
 			continue;
 		if (!fleet_node_answered(ctx, i)) {
-			json_array_append_new(silent, json_string(name));
+			json_array_append_new(d->silent, json_string(name));
 			continue;
 		}
 		char *why = NULL;
 		char *v = s->value(ctx, i, &why);
 		if (!v) {
-			json_array_append_new(unknown, json_string(name));
-			json_object_set_new(unknown_why, name, json_string(why ? why : "unknown"));
+			json_array_append_new(d->unknown, json_string(name));
+			json_object_set_new(d->unknown_why, name, json_string(why ? why : "unknown"));
 			free(why);
 			continue;
 		}
 		free(why);
-		read++;
-		json_t *g = json_object_get(groups, v);
+		d->read++;
+		json_t *g = json_object_get(d->groups, v);
 		if (!g) {
 			g = json_array();
-			json_object_set_new(groups, v, g);
+			json_object_set_new(d->groups, v, g);
 		}
 		json_array_append_new(g, json_string(name));
 		free(v);
 	}
+}
+
+/* More than one value: the mode is the reference; a tie has none */
+static void drift_differs(struct result *r, const struct drift_spec *s, json_t *groups, size_t read,
+			  struct strbuf *cov)
+{
+	const char *mode = NULL, *k;
+	size_t best = 0, ties = 0;
+	json_t *g;
+	json_object_foreach(groups, k, g) {
+		size_t n = json_array_size(g);
+		if (n > best) {
+			best = n;
+			mode = k;
+			ties = 0;
+		} else if (n == best) {
+			ties++;
+		}
+	}
+	struct strbuf sb = STRBUF_INIT;
+	if (ties) {
+		sb_addf(&sb, "%s differs across nodes with no majority:", s->what);
+		json_object_foreach(groups, k, g) {
+			sb_addf(&sb, " %s on ", k);
+			add_names(&sb, g);
+			sb_adds(&sb, ";");
+		}
+		sb.len--;
+		sb.buf[sb.len] = 0;
+	} else {
+		sb_addf(&sb, "%s drift: %s on %zu of %zu nodes read; outliers:", s->what, mode, best, read);
+		int first = 1;
+		json_object_foreach(groups, k, g) {
+			if (!strcmp(k, mode))
+				continue;
+			sb_addf(&sb, "%s ", first ? "" : ";");
+			add_names(&sb, g);
+			sb_addf(&sb, " (%s)", k);
+			first = 0;
+		}
+	}
+	r_status(r, s->on_drift, "%s%s", sb_str(&sb), sb_str(cov));
+	sb_free(&sb);
+}
+
+static void drift(struct audit_ctx *ctx, struct result *r, const struct drift_spec *s)
+{
+	if (fleet_absent(ctx, r))
+		return;
+	size_t total = fleet_node_count(ctx);
+	struct drift_read d = { json_array(), json_array(), json_object(), json_object(), 0 };
+	drift_collect(ctx, s, total, &d);
 	json_t *obs = json_object();
-	json_object_set(obs, "values", groups);
-	json_object_set(obs, "not_answered", silent);
-	json_object_set(obs, "not_reported", unknown_why);
+	json_object_set(obs, "values", d.groups);
+	json_object_set(obs, "not_answered", d.silent);
+	json_object_set(obs, "not_reported", d.unknown_why);
 	r_observed(r, obs);
 	r_expectedf(r, "one %s on every node", s->what);
 
 	struct strbuf cov = STRBUF_INIT;
-	coverage_note(&cov, read, total, silent, unknown);
-	if (read == 0) {
+	coverage_note(&cov, d.read, total, d.silent, d.unknown);
+	if (d.read == 0) {
 		r_skip(r, "no node reported its %s%s", s->what, sb_str(&cov));
-	} else if (read == 1) {
+	} else if (d.read == 1) {
 		const char *only = NULL;
 		json_t *g;
 		const char *k;
-		json_object_foreach(groups, k, g)
+		json_object_foreach(d.groups, k, g)
 			only = json_string_value(json_array_get(g, 0));
 		r_skip(r, "only %s reported its %s: nothing to compare it with%s", only ? only : "one node", s->what,
 		       sb_str(&cov));
-	} else if (json_object_size(groups) == 1) {
-		const char *k = json_object_iter_key(json_object_iter(groups));
+	} else if (json_object_size(d.groups) == 1) {
+		const char *k = json_object_iter_key(json_object_iter(d.groups));
 		r_pass(r, "%s %s on every node read%s", s->what, k, sb_str(&cov));
 	} else {
-		/* the mode is the reference; a tie has none */
-		const char *mode = NULL, *k;
-		size_t best = 0, ties = 0;
-		json_t *g;
-		json_object_foreach(groups, k, g) {
-			size_t n = json_array_size(g);
-			if (n > best) {
-				best = n;
-				mode = k;
-				ties = 0;
-			} else if (n == best) {
-				ties++;
-			}
-		}
-		struct strbuf sb = STRBUF_INIT;
-		if (ties) {
-			sb_addf(&sb, "%s differs across nodes with no majority:", s->what);
-			json_object_foreach(groups, k, g) {
-				sb_addf(&sb, " %s on ", k);
-				add_names(&sb, g);
-				sb_adds(&sb, ";");
-			}
-			sb.len--;
-			sb.buf[sb.len] = 0;
-		} else {
-			sb_addf(&sb, "%s drift: %s on %zu of %zu nodes read; outliers:", s->what, mode, best, read);
-			int first = 1;
-			json_object_foreach(groups, k, g) {
-				if (!strcmp(k, mode))
-					continue;
-				sb_addf(&sb, "%s ", first ? "" : ";");
-				add_names(&sb, g);
-				sb_addf(&sb, " (%s)", k);
-				first = 0;
-			}
-		}
-		r_status(r, s->on_drift, "%s%s", sb_str(&sb), sb_str(&cov));
-		sb_free(&sb);
+		drift_differs(r, s, d.groups, d.read, &cov);
 	}
 	sb_free(&cov);
-	json_decref(groups);
-	json_decref(silent);
-	json_decref(unknown);
-	json_decref(unknown_why);
+	json_decref(d.groups);
+	json_decref(d.silent);
+	json_decref(d.unknown);
+	json_decref(d.unknown_why);
 }
 
 void check_drift_driver(struct audit_ctx *ctx, struct result *r)

@@ -4,11 +4,13 @@
  * All facts come from the nvidia, cuda and pci collectors (one nvidia-smi
  * call); model data and ceilings come from data/gpu-models.json and
  * data/thresholds.json. */
-#include "common.h"
-#include "gpu_verdict.h"
-#include "../collect/gpu_models.h"
-#include "../core/strbuf.h"
-#include "../policy/version.h"
+#include "checks/common.h"
+#include "core/jsonget.h"
+#include "collect/collector.h"
+#include "checks/gpu_verdict.h"
+#include "policy/gpu_models.h"
+#include "core/strbuf.h"
+#include "policy/version.h"
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -18,11 +20,6 @@
 
 /* ------------------------------------------------------------------ */
 /* shared helpers                                                      */
-
-static const char *gstr(const json_t *g, const char *k)
-{
-	return json_string_value(json_object_get(g, k));
-}
 
 static int gnum(const json_t *g, const char *k, double *out)
 {
@@ -37,7 +34,7 @@ static int gnum(const json_t *g, const char *k, double *out)
 static const char *glabel(const json_t *g, size_t i, char *buf, size_t n)
 {
 	json_t *idx = json_object_get(g, "index");
-	const char *bus = gstr(g, "pci.bus_id");
+	const char *bus = jget_str(g, "pci.bus_id");
 	long long k = json_is_integer(idx) ? json_integer_value(idx) : (long long)i;
 	if (bus)
 		snprintf(buf, n, "GPU %lld (%s)", k, bus);
@@ -74,18 +71,28 @@ static void smi_evidence(struct audit_ctx *ctx, struct result *r)
 	chk_attach_evidence(ctx, r, "nvidia", "nvidia-smi");
 }
 
+/* A new observed row {"gpu": label} at the end of obs (borrowed). */
+static json_t *obs_row(json_t *obs, const char *label)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "gpu", json_string(label));
+	json_array_append_new(obs, o);
+	return o;
+}
+
+/* An nvidia-smi field into an observed row as read; null when missing. */
+static void obs_copy(json_t *o, const char *key, const json_t *g, const char *field)
+{
+	json_object_set(o, key, json_object_get(g, field) ?: json_null());
+}
+
 /* One line per finding, kept to a readable length in the summary. */
 struct findings {
 	struct strbuf sb;
 	int n;
-	json_t *rows;
 };
 
-static void fnd_init(struct findings *x)
-{
-	memset(x, 0, sizeof *x);
-	x->rows = json_array();
-}
+#define FND_INIT { STRBUF_INIT, 0 }
 
 static void __attribute__((format(printf, 2, 3))) fnd_add(struct findings *x, const char *fmt, ...)
 {
@@ -105,7 +112,6 @@ static void __attribute__((format(printf, 2, 3))) fnd_add(struct findings *x, co
 static void fnd_free(struct findings *x)
 {
 	sb_free(&x->sb);
-	json_decref(x->rows);
 }
 
 static int in_container(struct audit_ctx *ctx)
@@ -185,9 +191,9 @@ static json_t *gpu_archs(struct audit_ctx *ctx, const json_t *gpus)
 	size_t i;
 	json_t *g;
 	json_array_foreach(gpus, i, g) {
-		char *sm = gpu_sm_from_cap(gstr(g, "compute_cap"));
+		char *sm = gpu_sm_from_cap(jget_str(g, "compute_cap"));
 		if (!sm) {
-			const json_t *m = gpu_model_by_key(ctx->gpu_models, gstr(g, "_model_key"));
+			const json_t *m = gpu_model_by_key(ctx->gpu_models, jget_str(g, "_model_key"));
 			const char *s = json_string_value(json_object_get(m, "sm"));
 			sm = s ? xstrdup(s) : NULL;
 		}
@@ -214,6 +220,105 @@ static json_t *gpu_archs(struct audit_ctx *ctx, const json_t *gpus)
  * target the architecture at all. Nothing is graded where the architecture
  * is unknown (nvidia-smi unusable): that is not a finding.
  */
+/* The compilers graded against the method, and what the grade found. */
+struct method_cuda {
+	struct {
+		char *name;
+		const char *release;
+	} cand[2];
+	int nc;
+	struct strbuf below, met, want, unk;
+	json_t *rows;
+};
+
+/* The graded toolkit, and /usr/bin/nvcc when it is another compiler. */
+static void method_cuda_candidates(const json_t *cu, const char *ver, const char *where, const char *tkpath,
+				   struct method_cuda *m)
+{
+	m->cand[m->nc].name = xstrdup(where);
+	m->cand[m->nc++].release = ver;
+	const char *utk = fact_str(cu, "usr_bin_nvcc.toolkit"), *urel = fact_str(cu, "usr_bin_nvcc_release");
+	if (json_is_true(fact_get(cu, "usr_bin_nvcc.exists")) && !(utk && tkpath && strcmp(utk, tkpath) == 0) &&
+	    strcmp(where, "/usr/bin/nvcc") != 0) {
+		const char *tgt = fact_str(cu, "usr_bin_nvcc.target");
+		m->cand[m->nc].name = tgt && strcmp(tgt, "/usr/bin/nvcc") ? xasprintf("/usr/bin/nvcc -> %s", tgt) :
+				      xstrdup("/usr/bin/nvcc");
+		m->cand[m->nc++].release = urel;
+	}
+}
+
+/* Every compiler against the method's CUDA for one architecture. */
+static void method_cuda_arch(struct audit_ctx *ctx, const char *sm, struct method_cuda *m)
+{
+	const json_t *ai = gpu_arch_info(ctx->gpu_models, sm);
+	const char *mv = json_string_value(json_object_get(json_object_get(ai, "method_min_cuda"), "version"));
+	const char *an = json_string_value(json_object_get(ai, "name"));
+	if (!mv)
+		return;
+	sb_addf(&m->want, "%s>= %s on %s", m->want.len ? "; " : "", mv, sm);
+	for (int k = 0; k < m->nc; k++) {
+		const char *name = m->cand[k].name, *rel = m->cand[k].release;
+		int c;
+		if (!rel || ver_compare(rel, mv, &c) != 0) {
+			/* unread: neither meets nor misses the method */
+			if (!strstr(sb_str(&m->unk), name))
+				sb_addf(&m->unk, "%sthe CUDA release of %s is unreadable", m->unk.len ? "; " : "", name);
+			continue;
+		}
+		const char *need = NULL;
+		int can = nvcc_can_target(ctx, rel, sm, &need);
+		json_array_append_new(m->rows, json_pack("{s:s,s:s,s:s,s:s,s:b,s:o}", "compiler", name, "release", rel,
+							 "architecture", sm, "method_min_cuda", mv, "meets_method",
+							 c >= 0, "can_target", can < 0 ? json_null() : json_boolean(can)));
+		if (c >= 0) {
+			if (!strstr(sb_str(&m->met), sm))
+				sb_addf(&m->met, "%sCUDA %s+ for %s (%s)", m->met.len ? ", " : "", mv, sm, an ? an : "?");
+			continue;
+		}
+		sb_addf(&m->below, "%sCUDA %s (%s) is below the method's CUDA %s+ for %s (%s): ",
+			m->below.len ? "; " : "", rel, name, mv, sm, an ? an : "?");
+		if (can == 0)
+			sb_addf(&m->below, "this nvcc cannot target %s at all (needs >= %s)", sm, need ? need : "?");
+		else if (can == 1)
+			sb_addf(&m->below, "this nvcc can target %s (since %s) but the method requires %s+", sm,
+				need ? need : "?", mv);
+		else
+			sb_adds(&m->below, "whether this nvcc can target it at all is unknown");
+	}
+}
+
+/* The method's verdict joined to the security grade already in r. */
+static void method_cuda_verdict(struct result *r, struct method_cuda *m)
+{
+	if (m->want.len) {
+		char *exp = xasprintf("%s (security minimum); %s (the method, data/gpu-models.json)",
+				      json_string_value(r->expected) ? json_string_value(r->expected) : "the minimum",
+				      sb_str(&m->want));
+		r_expectedf(r, "%s", exp);
+		free(exp);
+	}
+	char *prev = xstrdup(r->summary ? r->summary : "");
+	if (m->below.len) {
+		if (r->status == ST_FAIL)
+			r_fail(r, "%s; %s", prev, sb_str(&m->below));
+		else
+			r_fail(r, "%s; %s", sb_str(&m->below), prev);
+		r_remedy(r, "Install a CUDA toolkit at or above both the security minimum and the method's release for "
+			 "the architecture (%s; e.g. cuda-toolkit-13-1), make it the default (/usr/local/cuda, PATH) "
+			 "and point /usr/bin/nvcc at it or remove the distribution's nvidia-cuda-toolkit package.",
+			 sb_str(&m->want));
+	} else if (m->unk.len && (r->status == ST_PASS || r->status == ST_WARN)) {
+		/* a PASS would claim the method's expectation holds, which nobody read */
+		r_warn(r, "%s; could not confirm the method's CUDA for the GPU architecture: %s", prev, sb_str(&m->unk));
+	} else if (m->met.len && (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL)) {
+		/* a security FAIL still says the method's part holds: two criteria, one row */
+		r_status(r, r->status, "%s; meets the method's %s", prev, sb_str(&m->met));
+	}
+	if (m->unk.len)
+		r_evidence_note(r, "method's CUDA expectation: %s", sb_str(&m->unk));
+	free(prev);
+}
+
 static void grade_method_cuda(struct audit_ctx *ctx, struct result *r, json_t *obs, const char *ver,
 			      const char *where, const char *tkpath)
 {
@@ -221,103 +326,28 @@ static void grade_method_cuda(struct audit_ctx *ctx, struct result *r, json_t *o
 	enum col_state nst;
 	json_t *nv = facts_get(ctx, "nvidia", &nst);
 	json_t *archs = gpu_archs(ctx, json_object_get(nv, "gpus"));
-	struct {
-		char *name;
-		const char *release;
-	} cand[2];
-	int nc = 0;
-	cand[nc].name = xstrdup(where);
-	cand[nc++].release = ver;
-	const char *utk = fact_str(cu, "usr_bin_nvcc.toolkit"), *urel = fact_str(cu, "usr_bin_nvcc_release");
-	if (json_is_true(fact_get(cu, "usr_bin_nvcc.exists")) && !(utk && tkpath && strcmp(utk, tkpath) == 0) &&
-	    strcmp(where, "/usr/bin/nvcc") != 0) {
-		const char *tgt = fact_str(cu, "usr_bin_nvcc.target");
-		cand[nc].name = tgt && strcmp(tgt, "/usr/bin/nvcc") ? xasprintf("/usr/bin/nvcc -> %s", tgt) :
-				xstrdup("/usr/bin/nvcc");
-		cand[nc++].release = urel;
-	}
-	struct strbuf below = STRBUF_INIT, met = STRBUF_INIT, want = STRBUF_INIT, unk = STRBUF_INIT;
-	json_t *mo = json_object(), *rows = json_array();
+	struct method_cuda m = { .nc = 0, .below = STRBUF_INIT, .met = STRBUF_INIT, .want = STRBUF_INIT,
+				 .unk = STRBUF_INIT };
+	method_cuda_candidates(cu, ver, where, tkpath, &m);
+	json_t *mo = json_object();
+	m.rows = json_array();
 	size_t i;
 	json_t *a;
-	json_array_foreach(archs, i, a) {
-		const char *sm = json_string_value(a);
-		const json_t *ai = gpu_arch_info(ctx->gpu_models, sm);
-		const char *mv = json_string_value(json_object_get(json_object_get(ai, "method_min_cuda"), "version"));
-		const char *an = json_string_value(json_object_get(ai, "name"));
-		if (!mv)
-			continue;
-		sb_addf(&want, "%s>= %s on %s", want.len ? "; " : "", mv, sm);
-		for (int k = 0; k < nc; k++) {
-			int c;
-			if (!cand[k].release || ver_compare(cand[k].release, mv, &c) != 0) {
-				/* unread: neither meets nor misses the method */
-				if (!strstr(sb_str(&unk), cand[k].name))
-					sb_addf(&unk, "%sthe CUDA release of %s is unreadable", unk.len ? "; " : "",
-						cand[k].name);
-				continue;
-			}
-			const char *need = NULL;
-			int can = nvcc_can_target(ctx, cand[k].release, sm, &need);
-			json_array_append_new(rows, json_pack("{s:s,s:s,s:s,s:s,s:b,s:o}", "compiler", cand[k].name,
-							      "release", cand[k].release, "architecture", sm,
-							      "method_min_cuda", mv, "meets_method", c >= 0,
-							      "can_target", can < 0 ? json_null() : json_boolean(can)));
-			if (c >= 0) {
-				if (!strstr(sb_str(&met), sm))
-					sb_addf(&met, "%sCUDA %s+ for %s (%s)", met.len ? ", " : "", mv, sm, an ? an : "?");
-				continue;
-			}
-			sb_addf(&below, "%sCUDA %s (%s) is below the method's CUDA %s+ for %s (%s): ", below.len ? "; " : "",
-				cand[k].release, cand[k].name, mv, sm, an ? an : "?");
-			if (can == 0)
-				sb_addf(&below, "this nvcc cannot target %s at all (needs >= %s)", sm, need ? need : "?");
-			else if (can == 1)
-				sb_addf(&below, "this nvcc can target %s (since %s) but the method requires %s+", sm,
-					need ? need : "?", mv);
-			else
-				sb_adds(&below, "whether this nvcc can target it at all is unknown");
-		}
-	}
+	json_array_foreach(archs, i, a)
+		method_cuda_arch(ctx, json_string_value(a), &m);
 	json_object_set_new(mo, "architectures", archs);
-	json_object_set_new(mo, "compilers", rows);
+	json_object_set_new(mo, "compilers", m.rows);
 	json_object_set_new(obs, "method", mo);
 	if (!json_array_size(archs) && json_is_true(json_object_get(nv, "present")))
-		sb_addf(&unk, "%sthe GPUs' CUDA architecture is unknown (%s)", unk.len ? "; " : "",
+		sb_addf(&m.unk, "%sthe GPUs' CUDA architecture is unknown (%s)", m.unk.len ? "; " : "",
 			nst == COL_OK ? "no compute capability, model not in cmax's table" : "nvidia-smi unusable");
-	if (want.len) {
-		char *exp = xasprintf("%s (security minimum); %s (the method, data/gpu-models.json)",
-				      json_string_value(r->expected) ? json_string_value(r->expected) : "the minimum",
-				      sb_str(&want));
-		r_expectedf(r, "%s", exp);
-		free(exp);
-	}
-	char *prev = xstrdup(r->summary ? r->summary : "");
-	if (below.len) {
-		if (r->status == ST_FAIL)
-			r_fail(r, "%s; %s", prev, sb_str(&below));
-		else
-			r_fail(r, "%s; %s", sb_str(&below), prev);
-		r_remedy(r, "Install a CUDA toolkit at or above both the security minimum and the method's release for "
-			 "the architecture (%s; e.g. cuda-toolkit-13-1), make it the default (/usr/local/cuda, PATH) "
-			 "and point /usr/bin/nvcc at it or remove the distribution's nvidia-cuda-toolkit package.",
-			 sb_str(&want));
-	} else if (unk.len && (r->status == ST_PASS || r->status == ST_WARN)) {
-		/* a PASS would claim the method's expectation holds, which nobody read */
-		r_warn(r, "%s; could not confirm the method's CUDA for the GPU architecture: %s", prev, sb_str(&unk));
-	} else if (met.len && (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL)) {
-		/* a security FAIL still says the method's part holds: two criteria, one row */
-		r_status(r, r->status, "%s; meets the method's %s", prev, sb_str(&met));
-	}
-	if (unk.len)
-		r_evidence_note(r, "method's CUDA expectation: %s", sb_str(&unk));
-	free(prev);
-	for (int k = 0; k < nc; k++)
-		free(cand[k].name);
-	sb_free(&below);
-	sb_free(&met);
-	sb_free(&want);
-	sb_free(&unk);
+	method_cuda_verdict(r, &m);
+	for (int k = 0; k < m.nc; k++)
+		free(m.cand[k].name);
+	sb_free(&m.below);
+	sb_free(&m.met);
+	sb_free(&m.want);
+	sb_free(&m.unk);
 }
 
 /* What users get: the PATH nvcc's toolkit, else /usr/local/cuda, else the newest. */
@@ -333,8 +363,8 @@ void check_cuda_toolkit(struct audit_ctx *ctx, struct result *r)
 	if (fact_str(f, "nvcc_release")) {
 		where = fact_str(f, "nvcc_path") ? fact_str(f, "nvcc_path") : "the nvcc on PATH";
 		json_array_foreach(tks, i, t)
-			if (tkpath && strcmp(gstr(t, "path"), tkpath) == 0)
-				ver = gstr(t, "version");
+			if (tkpath && strcmp(jget_str(t, "path"), tkpath) == 0)
+				ver = jget_str(t, "version");
 		if (!ver)
 			ver = fact_str(f, "nvcc_release");
 	} else if (fact_str(f, "default_toolkit_version")) {
@@ -344,7 +374,7 @@ void check_cuda_toolkit(struct audit_ctx *ctx, struct result *r)
 	} else if (fact_str(f, "newest_toolkit_version")) {
 		ver = fact_str(f, "newest_toolkit_version");
 		t = json_array_get(tks, json_array_size(tks) - 1);
-		where = gstr(t, "path");
+		where = jget_str(t, "path");
 		tkpath = where;
 	} else if (fact_str(f, "usr_bin_nvcc_release")) {
 		ver = fact_str(f, "usr_bin_nvcc_release");
@@ -361,7 +391,7 @@ void check_cuda_toolkit(struct audit_ctx *ctx, struct result *r)
 	struct strbuf older = STRBUF_INIT;
 	int nold = 0;
 	json_array_foreach(tks, i, t) {
-		const char *p = gstr(t, "path"), *v = gstr(t, "version");
+		const char *p = jget_str(t, "path"), *v = jget_str(t, "version");
 		struct mv_verdict mv;
 		if (!v || (tkpath && strcmp(p, tkpath) == 0) || !ctx->minimums)
 			continue;
@@ -406,55 +436,20 @@ static int nvcc_can_target(struct audit_ctx *ctx, const char *release, const cha
 	return 1;
 }
 
-void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
+/* A default compiler a user gets: the first nvcc on PATH, or /usr/bin/nvcc. */
+struct nvcc_cand {
+	const char *what, *release;
+};
+
+/* Each compiler against each architecture the GPUs need; the compilers
+ * for the observation. */
+static json_t *nvcc_arch_grade(struct audit_ctx *ctx, const json_t *cu, const struct nvcc_cand *cands, int nc,
+			       const json_t *archs, struct findings *bad, struct findings *unk, struct findings *good)
 {
-	json_t *nv;
-	json_t *gpus = nv_gpus(ctx, r, &nv);
-	json_t *cu = facts_get(ctx, "cuda", NULL);
-	if (!gpus)
-		return;
-
-	/* Architectures the GPUs need, from nvidia-smi compute_cap, else the model table. */
-	json_t *archs = gpu_archs(ctx, gpus);
-	if (!json_array_size(archs)) {
-		r_warn(r, "could not tell the GPU architecture: nvidia-smi gave no compute capability and the model (%s) is not in cmax's GPU table",
-		       json_string_value(json_array_get(json_object_get(nv, "models"), 0)));
-		json_decref(archs);
-		return;
-	}
-
-	struct cand {
-		const char *what, *release;
-	} cands[2];
-	int nc = 0;
 	const char *pth = fact_str(cu, "nvcc_path");
-	const char *ptk = fact_str(cu, "nvcc_toolkit");
-	if (json_is_true(json_object_get(cu, "nvcc_on_path")))
-		cands[nc++] = (struct cand){ "PATH", fact_str(cu, "nvcc_release") };
-	if (json_is_true(fact_get(cu, "usr_bin_nvcc.exists"))) {
-		const char *utk = fact_str(cu, "usr_bin_nvcc.toolkit");
-		/* the same compiler twice is one finding */
-		if (!(nc && ptk && utk && strcmp(ptk, utk) == 0))
-			cands[nc++] = (struct cand){ "/usr/bin/nvcc", fact_str(cu, "usr_bin_nvcc_release") };
-	}
-	if (!nc) {
-		const json_t *tks = json_object_get(cu, "toolkits");
-		r_warn(r, "no nvcc on PATH and no /usr/bin/nvcc, although a CUDA toolkit is installed (%s): builds in a plain shell or batch job find no CUDA compiler",
-		       gstr(json_array_get(tks, json_array_size(tks) - 1), "path"));
-		r_remedy(r, "Put the toolkit's bin directory on the default PATH (/etc/profile.d or an environment module).");
-		json_decref(archs);
-		return;
-	}
-
-	struct findings bad, unk, good;
-	fnd_init(&bad);
-	fnd_init(&unk);
-	fnd_init(&good);
-	json_t *obs = json_object();
-	json_object_set(obs, "architectures", archs);
 	json_t *ol = json_array();
 	for (int k = 0; k < nc; k++) {
-		struct cand *c = &cands[k];
+		const struct nvcc_cand *c = &cands[k];
 		const char *tgt = fact_str(cu, "usr_bin_nvcc.target");
 		char *name;
 		if (strcmp(c->what, "/usr/bin/nvcc") == 0)
@@ -472,17 +467,23 @@ void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
 			const char *sm = json_string_value(arch), *need = NULL;
 			int ok = nvcc_can_target(ctx, c->release, sm, &need);
 			if (ok == 0)
-				fnd_add(&bad, "%s is CUDA %s and cannot target %s (needs >= %s)", name, c->release,
+				fnd_add(bad, "%s is CUDA %s and cannot target %s (needs >= %s)", name, c->release,
 					sm, need ? need : "?");
 			else if (ok < 0)
-				fnd_add(&unk, "%s: %s", name, c->release ? "no minimum CUDA known for the architecture" :
+				fnd_add(unk, "%s: %s", name, c->release ? "no minimum CUDA known for the architecture" :
 					"its CUDA release could not be read");
 			else
-				fnd_add(&good, "%s: CUDA %s targets %s", name, c->release, sm);
+				fnd_add(good, "%s: CUDA %s targets %s", name, c->release, sm);
 		}
 		free(name);
 	}
-	json_object_set_new(obs, "compilers", ol);
+	return ol;
+}
+
+/* Where each compiler's release was read. */
+static void nvcc_arch_evidence(struct result *r, const json_t *cu)
+{
+	const char *pth = fact_str(cu, "nvcc_path");
 	if (json_is_true(json_object_get(cu, "nvcc_on_path")))
 		r_evidence_note(r, "first nvcc on PATH: `nvcc --version` says release %s (V%s); path %s",
 				fact_str(cu, "nvcc_release") ? fact_str(cu, "nvcc_release") : "unknown",
@@ -495,6 +496,50 @@ void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
 				fact_str(cu, "usr_bin_nvcc.target") ? fact_str(cu, "usr_bin_nvcc.target") : "?",
 				fact_str(cu, "usr_bin_nvcc_release") ? fact_str(cu, "usr_bin_nvcc_release") : "unknown",
 				fact_str(cu, "usr_bin_nvcc.source") ? fact_str(cu, "usr_bin_nvcc.source") : "nothing readable");
+}
+
+void check_nvcc_arch(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *nv;
+	json_t *gpus = nv_gpus(ctx, r, &nv);
+	json_t *cu = facts_get(ctx, "cuda", NULL);
+	if (!gpus)
+		return;
+
+	/* Architectures the GPUs need, from nvidia-smi compute_cap, else the model table. */
+	json_t *archs = gpu_archs(ctx, gpus);
+	if (!json_array_size(archs)) {
+		r_warn(r, "could not tell the GPU architecture: nvidia-smi gave no compute capability and the model (%s) is not in cmax's GPU table",
+		       json_string_value(json_array_get(json_object_get(nv, "models"), 0)));
+		json_decref(archs);
+		return;
+	}
+
+	struct nvcc_cand cands[2];
+	int nc = 0;
+	const char *ptk = fact_str(cu, "nvcc_toolkit");
+	if (json_is_true(json_object_get(cu, "nvcc_on_path")))
+		cands[nc++] = (struct nvcc_cand){ "PATH", fact_str(cu, "nvcc_release") };
+	if (json_is_true(fact_get(cu, "usr_bin_nvcc.exists"))) {
+		const char *utk = fact_str(cu, "usr_bin_nvcc.toolkit");
+		/* the same compiler twice is one finding */
+		if (!(nc && ptk && utk && strcmp(ptk, utk) == 0))
+			cands[nc++] = (struct nvcc_cand){ "/usr/bin/nvcc", fact_str(cu, "usr_bin_nvcc_release") };
+	}
+	if (!nc) {
+		const json_t *tks = json_object_get(cu, "toolkits");
+		r_warn(r, "no nvcc on PATH and no /usr/bin/nvcc, although a CUDA toolkit is installed (%s): builds in a plain shell or batch job find no CUDA compiler",
+		       jget_str(json_array_get(tks, json_array_size(tks) - 1), "path"));
+		r_remedy(r, "Put the toolkit's bin directory on the default PATH (/etc/profile.d or an environment module).");
+		json_decref(archs);
+		return;
+	}
+
+	struct findings bad = FND_INIT, unk = FND_INIT, good = FND_INIT;
+	json_t *obs = json_object();
+	json_object_set(obs, "architectures", archs);
+	json_object_set_new(obs, "compilers", nvcc_arch_grade(ctx, cu, cands, nc, archs, &bad, &unk, &good));
+	nvcc_arch_evidence(r, cu);
 	r_observed(r, obs);
 	char *archlist = json_dumps(archs, JSON_COMPACT);
 	r_expectedf(r, "every nvcc a user may run can generate code for %s (data/gpu-models.json)", archlist);
@@ -574,11 +619,8 @@ void check_gpu_count(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *nv = facts_get(ctx, "nvidia", NULL);
 	json_t *gpus = json_object_get(nv, "gpus");
-	enum col_state pst;
-	json_t *pci = facts_get(ctx, "pci", &pst);
-	long long onbus = -1;
-	if (!pci || pst != COL_OK || fact_int(pci, "nvidia_gpus", &onbus) != 0)
-		onbus = -1;
+	json_t *pci;
+	long long onbus = col_pci_gpus(ctx, "nvidia_gpus", &pci);
 
 	if (!json_is_array(gpus)) {
 		if (onbus > 0)
@@ -589,12 +631,11 @@ void check_gpu_count(struct audit_ctx *ctx, struct result *r)
 	}
 	size_t i;
 	json_t *g;
-	struct findings lost;
-	fnd_init(&lost);
+	struct findings lost = FND_INIT;
 	long long seen = 0;
 	json_array_foreach(gpus, i, g) {
 		if (json_object_get(g, "_error"))
-			fnd_add(&lost, "%s", gstr(g, "_error"));
+			fnd_add(&lost, "%s", jget_str(g, "_error"));
 		else
 			seen++;
 	}
@@ -632,21 +673,20 @@ void check_gpu_count(struct audit_ctx *ctx, struct result *r)
 		return;
 	}
 	/* Name the bus addresses nvidia-smi does not know. */
-	struct findings miss;
-	fnd_init(&miss);
+	struct findings miss = FND_INIT;
 	size_t k;
 	json_t *d;
 	json_array_foreach(json_object_get(pci, "devices"), k, d) {
 		unsigned long a[4], b[4];
-		if (!gstr(d, "vendor") || strcmp(gstr(d, "vendor"), "0x10de") || !is_gpu_class(gstr(d, "class")) ||
-		    bdf_parse(gstr(d, "bdf"), a))
+		if (!jget_str(d, "vendor") || strcmp(jget_str(d, "vendor"), "0x10de") || !is_gpu_class(jget_str(d, "class")) ||
+		    bdf_parse(jget_str(d, "bdf"), a))
 			continue;
 		int found = 0;
 		json_array_foreach(gpus, i, g)
-			if (bdf_parse(gstr(g, "pci.bus_id"), b) == 0 && !memcmp(a, b, sizeof a))
+			if (bdf_parse(jget_str(g, "pci.bus_id"), b) == 0 && !memcmp(a, b, sizeof a))
 				found = 1;
 		if (!found)
-			fnd_add(&miss, "%s (driver %s)", gstr(d, "bdf"), gstr(d, "driver") ? gstr(d, "driver") : "none");
+			fnd_add(&miss, "%s (driver %s)", jget_str(d, "bdf"), jget_str(d, "driver") ? jget_str(d, "driver") : "none");
 	}
 	r_fail(r, "nvidia-smi sees %lld of the %lld NVIDIA GPUs on the PCI bus: a GPU fell off the bus, is unbound from the driver or hidden%s%s",
 	       seen, onbus, miss.n ? "; missing: " : "", miss.n ? sb_str(&miss.sb) : "");
@@ -660,7 +700,7 @@ static void set_diff(json_t *gpus, const char *field, json_t *vals)
 	size_t i;
 	json_t *g;
 	json_array_foreach(gpus, i, g) {
-		const char *v = gstr(g, field);
+		const char *v = jget_str(g, field);
 		if (!v)
 			continue;
 		json_t *c = json_object_get(vals, v);
@@ -732,15 +772,13 @@ static void check_enabled_field(struct audit_ctx *ctx, struct result *r, const c
 	json_t *gpus = nv_gpus(ctx, r, NULL);
 	if (!gpus)
 		return;
-	struct findings off, unk;
-	fnd_init(&off);
-	fnd_init(&unk);
+	struct findings off = FND_INIT, unk = FND_INIT;
 	json_t *obs = json_array();
 	size_t i;
 	json_t *g;
 	char lb[96];
 	json_array_foreach(gpus, i, g) {
-		const char *v = gstr(g, field);
+		const char *v = jget_str(g, field);
 		json_array_append_new(obs, v ? json_string(v) : json_null());
 		if (!v)
 			fnd_add(&unk, "%s", glabel(g, i, lb, sizeof lb));
@@ -781,12 +819,7 @@ void check_gpu_pcie_link(struct audit_ctx *ctx, struct result *r)
 	json_t *gpus = nv_gpus(ctx, r, NULL);
 	if (!gpus)
 		return;
-	struct findings narrow, slow, unk, idle, c2c;
-	fnd_init(&c2c);
-	fnd_init(&narrow);
-	fnd_init(&slow);
-	fnd_init(&unk);
-	fnd_init(&idle);
+	struct findings narrow = FND_INIT, slow = FND_INIT, unk = FND_INIT, idle = FND_INIT, c2c = FND_INIT;
 	json_t *obs = json_array();
 	size_t i;
 	json_t *g;
@@ -797,26 +830,24 @@ void check_gpu_pcie_link(struct audit_ctx *ctx, struct result *r)
 		int have_g = gnum(g, "pcie.link.gen.max", &gm) == 0;
 		const char *gg_src = "nvidia-smi";
 		if (gnum(g, "pcie.link.gen.gpumax", &gg) != 0) {
-			const json_t *m = gpu_model_by_key(ctx->gpu_models, gstr(g, "_model_key"));
+			const json_t *m = gpu_model_by_key(ctx->gpu_models, jget_str(g, "_model_key"));
 			json_t *pg = json_object_get(m, "pcie_gen_max");
 			gg = json_is_number(pg) ? json_number_value(pg) : NAN;
 			gg_src = "data/gpu-models.json";
 		}
-		json_t *o = json_object();
-		json_object_set_new(o, "gpu", json_string(glabel(g, i, lb, sizeof lb)));
-		json_object_set(o, "width", json_object_get(g, "pcie.link.width.current") ?: json_null());
-		json_object_set(o, "width_max", json_object_get(g, "pcie.link.width.max") ?: json_null());
-		json_object_set(o, "gen", json_object_get(g, "pcie.link.gen.current") ?: json_null());
-		json_object_set(o, "gen_max", json_object_get(g, "pcie.link.gen.max") ?: json_null());
+		json_t *o = obs_row(obs, glabel(g, i, lb, sizeof lb));
+		obs_copy(o, "width", g, "pcie.link.width.current");
+		obs_copy(o, "width_max", g, "pcie.link.width.max");
+		obs_copy(o, "gen", g, "pcie.link.gen.current");
+		obs_copy(o, "gen_max", g, "pcie.link.gen.max");
 		json_object_set_new(o, "gen_gpumax", isnan(gg) ? json_null() : json_integer((long long)gg));
-		json_array_append_new(obs, o);
 		if (!have_w || !have_g) {
 			fnd_add(&unk, "%s", lb);
 			continue;
 		}
 		if (wc < wm)
 			fnd_add(&narrow, "%s at x%.0f of x%.0f", lb, wc, wm);
-		const json_t *mdl = gpu_model_by_key(ctx->gpu_models, gstr(g, "_model_key"));
+		const json_t *mdl = gpu_model_by_key(ctx->gpu_models, jget_str(g, "_model_key"));
 		const char *hl = json_string_value(json_object_get(mdl, "host_link"));
 		if (hl && strcmp(hl, "nvlink-c2c") == 0 && !isnan(gg) && gm < gg)
 			fnd_add(&c2c, "%s", lb);
@@ -859,9 +890,7 @@ void check_gpu_power_limit(struct audit_ctx *ctx, struct result *r)
 	if (!gpus)
 		return;
 	double tol = threshold(ctx, "gpu.power_limit_tolerance_w", 1);
-	struct findings capped, unk;
-	fnd_init(&capped);
-	fnd_init(&unk);
+	struct findings capped = FND_INIT, unk = FND_INIT;
 	json_t *obs = json_array();
 	size_t i;
 	json_t *g;
@@ -874,13 +903,10 @@ void check_gpu_power_limit(struct audit_ctx *ctx, struct result *r)
 			if (gnum(g, reff, &ref) != 0)
 				ref = NAN;
 		}
-		glabel(g, i, lb, sizeof lb);
-		json_t *o = json_object();
-		json_object_set_new(o, "gpu", json_string(lb));
-		json_object_set(o, "limit_w", json_object_get(g, "power.limit") ?: json_null());
-		json_object_set(o, "default_w", json_object_get(g, "power.default_limit") ?: json_null());
-		json_object_set(o, "max_w", json_object_get(g, "power.max_limit") ?: json_null());
-		json_array_append_new(obs, o);
+		json_t *o = obs_row(obs, glabel(g, i, lb, sizeof lb));
+		obs_copy(o, "limit_w", g, "power.limit");
+		obs_copy(o, "default_w", g, "power.default_limit");
+		obs_copy(o, "max_w", g, "power.max_limit");
 		if (gnum(g, "power.limit", &lim) != 0 || isnan(ref)) {
 			fnd_add(&unk, "%s", lb);
 			continue;
@@ -915,11 +941,7 @@ static void check_idle(struct audit_ctx *ctx, struct result *r, int power)
 	double util_max = threshold(ctx, "gpu.idle_utilization_pct_max", 5);
 	const char *field = power ? "power.draw" : "temperature.gpu";
 	const char *unit = power ? "W" : "C";
-	struct findings over, busy, unk, noceil;
-	fnd_init(&over);
-	fnd_init(&busy);
-	fnd_init(&unk);
-	fnd_init(&noceil);
+	struct findings over = FND_INIT, busy = FND_INIT, unk = FND_INIT, noceil = FND_INIT;
 	json_t *obs = json_array();
 	size_t i;
 	json_t *g;
@@ -928,12 +950,9 @@ static void check_idle(struct audit_ctx *ctx, struct result *r, int power)
 	double worst = -1;
 	json_array_foreach(gpus, i, g) {
 		double u, v, ceil;
-		glabel(g, i, lb, sizeof lb);
-		json_t *o = json_object();
-		json_object_set_new(o, "gpu", json_string(lb));
-		json_object_set(o, "utilization_pct", json_object_get(g, "utilization.gpu") ?: json_null());
-		json_object_set(o, power ? "power_w" : "temperature_c", json_object_get(g, field) ?: json_null());
-		json_array_append_new(obs, o);
+		json_t *o = obs_row(obs, glabel(g, i, lb, sizeof lb));
+		obs_copy(o, "utilization_pct", g, "utilization.gpu");
+		obs_copy(o, power ? "power_w" : "temperature_c", g, field);
 		if (gnum(g, "utilization.gpu", &u) != 0 || gnum(g, field, &v) != 0) {
 			fnd_add(&unk, "%s", lb);
 			continue;
@@ -943,12 +962,12 @@ static void check_idle(struct audit_ctx *ctx, struct result *r, int power)
 			continue;
 		}
 		if (power) {
-			const char *key = gstr(g, "_model_key");
+			const char *key = jget_str(g, "_model_key");
 			char *path = xasprintf("gpu.idle_power_w_max.%s", key ? key : "?");
 			ceil = key ? threshold(ctx, path, NAN) : NAN;
 			free(path);
 			if (isnan(ceil)) {
-				fnd_add(&noceil, "%s", gstr(g, "name") ? gstr(g, "name") : lb);
+				fnd_add(&noceil, "%s", jget_str(g, "name") ? jget_str(g, "name") : lb);
 				continue;
 			}
 		} else {

@@ -1,5 +1,5 @@
-#include "gpu_verdict.h"
-#include "../core/strbuf.h"
+#include "checks/gpu_verdict.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 

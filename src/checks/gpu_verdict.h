@@ -4,8 +4,8 @@
  * cmax, a grace period is shown, CVEs and advisories become references. */
 #ifndef CMAX_GPU_VERDICT_H
 #define CMAX_GPU_VERDICT_H
-#include "../audit/ctx.h"
-#include "../policy/minimums.h"
+#include "engine/context.h"
+#include "policy/minimums.h"
 
 /* label: what was read, for the summary ("NVIDIA driver 580.95.05"); extra:
  * a sentence appended to the summary, or NULL. Returns the verdict status

@@ -2,10 +2,11 @@
  * NHC, and the last seven days of Xid history with the action each event
  * deserved. A node that logged a fallen-off-the-bus Xid this week and is
  * still in service is the reliability failure the method looks for. */
-#include "common.h"
-#include "gpu_verdict.h"
-#include "../core/strbuf.h"
-#include "../xid/catalog.h"
+#include "checks/common.h"
+#include "collect/collector.h"
+#include "checks/gpu_verdict.h"
+#include "core/strbuf.h"
+#include "xid/catalog.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,107 @@ static int action_rank(const char *a)
 	return (int)x;
 }
 
+static json_t *xid_history_observed(const json_t *f, const json_t *a, long long outside)
+{
+	json_t *obs = json_object();
+	fact_set_str(obs, "source", fact_str(f, "source"));
+	fact_set_str(obs, "since", fact_str(f, "since"));
+	json_object_set(obs, "counts", fact_get(f, "counts"));
+	json_object_set(obs, "sxid_counts", fact_get(f, "sxid_counts"));
+	fact_set_str(obs, "worst_action", fact_str(f, "worst_action"));
+	json_object_set(obs, "xids", fact_get(a, "xids"));
+	json_object_set(obs, "gpus", fact_get(a, "gpus"));
+	if (json_array_size(fact_get(a, "sxids")))
+		json_object_set(obs, "sxids", fact_get(a, "sxids"));
+	json_object_set_new(obs, "events_outside_window", json_integer(outside));
+	return obs;
+}
+
+/* the lines themselves, so a reader can find them in the log */
+static void xid_history_lines(struct result *r, const json_t *f, long long nev)
+{
+	json_t *ev;
+	size_t ei;
+	json_array_foreach(fact_get(f, "events"), ei, ev) {
+		if (ei >= 20) {
+			r_evidence_note(r, "... %lld events in all (see observed counts)", nev);
+			break;
+		}
+		long long code = 0;
+		fact_int(ev, "code", &code);
+		r_evidence_note(r, "%s %s %lld %s: %s", fact_str(ev, "time") ? fact_str(ev, "time") : "(undated)",
+				fact_str(ev, "kind") ? fact_str(ev, "kind") : "?", code,
+				fact_str(ev, "device") ? fact_str(ev, "device") : "?",
+				fact_str(ev, "message") ? fact_str(ev, "message") : "");
+	}
+}
+
+/* The Xids and SXids by what they needed: a reset or more (hard), an
+ * application's fault (apps), or the GPU's doing without a reset (soft). */
+struct xid_sorted {
+	struct strbuf hard, soft, apps;
+	int worst, non_app;
+};
+
+static void xid_history_sort(const struct audit_ctx *ctx, const json_t *a, struct xid_sorted *s)
+{
+	json_t *x;
+	size_t i;
+	const char *key = "xids";
+	for (int pass = 0; pass < 2; pass++, key = "sxids") {
+		json_array_foreach(fact_get(a, key), i, x) {
+			long long code = 0, cnt = 0;
+			fact_int(x, "code", &code);
+			fact_int(x, "count", &cnt);
+			const char *act = fact_str(x, "action");
+			int rank = action_rank(act);
+			struct strbuf devs = STRBUF_INIT;
+			json_t *d;
+			size_t k;
+			json_array_foreach(fact_get(x, pass ? "switches" : "gpus"), k, d)
+				sb_addf(&devs, "%s%s", k ? " " : "", json_string_value(d));
+			char *item = xasprintf("%s %lld x%lld on %s -> %s", pass ? "SXid" : "Xid", code, cnt,
+					       devs.len ? sb_str(&devs) : "?", act ? act : "?");
+			sb_free(&devs);
+			if (rank >= XA_RESET_GPU)
+				sb_addf(&s->hard, "%s%s", s->hard.len ? "; " : "", item);
+			else if (!pass && app_fault(ctx->xids, (int)code))
+				sb_addf(&s->apps, "%s%s", s->apps.len ? "; " : "", item);
+			else {
+				s->non_app++;
+				sb_addf(&s->soft, "%s%s", s->soft.len ? "; " : "", item);
+			}
+			if (rank > s->worst)
+				s->worst = rank;
+			free(item);
+		}
+	}
+}
+
+static void xid_history_verdict(const struct audit_ctx *ctx, struct result *r, struct xid_sorted *s, long long nev,
+				const char *tail)
+{
+	if (!ctx->xids && s->worst >= XA_RESET_GPU) {
+		r_warn(r, "%lld Xid events in 7 days could not be classified: the XID catalog is unavailable (%s)%s",
+		       nev, ctx->xids_error ? ctx->xids_error : "not loaded", tail);
+	} else if (s->worst >= XA_RESET_GPU) {
+		r_fail(r, "Xids in 7 days needing a reset, drain or reboot: %s%s%s%s%s%s", sb_str(&s->hard),
+		       s->soft.len ? "; also: " : "", sb_str(&s->soft), s->apps.len ? "; application faults: " : "",
+		       sb_str(&s->apps), tail);
+		r_remedy(r, "Drain the affected GPUs/node, act as each Xid requires (reset the GPU, reboot for Xid 79, "
+			 "RMA on repeated ECC/row-remap failures), and make the health check do this automatically.");
+	} else if (s->non_app) {
+		/* contained ECC (94), SBE storms (92), remap notices (63): no reset
+		 * was needed, but they are the GPU's doing, not a job's */
+		r_warn(r, "hardware Xids in 7 days that needed no reset or drain (application restart or "
+		       "informational): %s%s%s%s", sb_str(&s->soft),
+		       s->apps.len ? "; application faults: " : "", sb_str(&s->apps), tail);
+	} else {
+		r_pass(r, "only application-fault Xids in 7 days (job errors, not node faults): %s%s", sb_str(&s->apps),
+		       tail);
+	}
+}
+
 void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 {
 	int nv;
@@ -227,19 +329,7 @@ void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 	fact_int(f, "events_outside_window", &outside);
 	fact_int(f, "events_in_window", &nev);
 	fact_bool(f, "truncated", &trunc);
-
-	json_t *obs = json_object();
-	fact_set_str(obs, "source", src);
-	fact_set_str(obs, "since", since);
-	json_object_set(obs, "counts", fact_get(f, "counts"));
-	json_object_set(obs, "sxid_counts", fact_get(f, "sxid_counts"));
-	fact_set_str(obs, "worst_action", fact_str(f, "worst_action"));
-	json_object_set(obs, "xids", fact_get(a, "xids"));
-	json_object_set(obs, "gpus", fact_get(a, "gpus"));
-	if (json_array_size(fact_get(a, "sxids")))
-		json_object_set(obs, "sxids", fact_get(a, "sxids"));
-	json_object_set_new(obs, "events_outside_window", json_integer(outside));
-	r_observed(r, obs);
+	r_observed(r, xid_history_observed(f, a, outside));
 	r_expectedf(r, "no Xid in the last 7 days that needed a GPU reset, a drain or a reboot");
 
 	char tail[160] = "";
@@ -250,73 +340,11 @@ void check_hl_xid_history(struct audit_ctx *ctx, struct result *r)
 		r_pass(r, "no Xids in 7 days%s", tail);
 		return;
 	}
-	/* the lines themselves, so a reader can find them in the log */
-	json_t *ev;
-	size_t ei;
-	json_array_foreach(fact_get(f, "events"), ei, ev) {
-		if (ei >= 20) {
-			r_evidence_note(r, "... %lld events in all (see observed counts)", nev);
-			break;
-		}
-		long long code = 0;
-		fact_int(ev, "code", &code);
-		r_evidence_note(r, "%s %s %lld %s: %s", fact_str(ev, "time") ? fact_str(ev, "time") : "(undated)",
-				fact_str(ev, "kind") ? fact_str(ev, "kind") : "?", code,
-				fact_str(ev, "device") ? fact_str(ev, "device") : "?",
-				fact_str(ev, "message") ? fact_str(ev, "message") : "");
-	}
-	struct strbuf hard = STRBUF_INIT, soft = STRBUF_INIT, apps = STRBUF_INIT;
-	int worst = XA_NONE, non_app = 0;
-	json_t *x;
-	size_t i;
-	const char *key = "xids";
-	for (int pass = 0; pass < 2; pass++, key = "sxids") {
-		json_array_foreach(fact_get(a, key), i, x) {
-			long long code = 0, cnt = 0;
-			fact_int(x, "code", &code);
-			fact_int(x, "count", &cnt);
-			const char *act = fact_str(x, "action");
-			int rank = action_rank(act);
-			struct strbuf devs = STRBUF_INIT;
-			json_t *d;
-			size_t k;
-			json_array_foreach(fact_get(x, pass ? "switches" : "gpus"), k, d)
-				sb_addf(&devs, "%s%s", k ? " " : "", json_string_value(d));
-			char *item = xasprintf("%s %lld x%lld on %s -> %s", pass ? "SXid" : "Xid", code, cnt,
-					       devs.len ? sb_str(&devs) : "?", act ? act : "?");
-			sb_free(&devs);
-			if (rank >= XA_RESET_GPU)
-				sb_addf(&hard, "%s%s", hard.len ? "; " : "", item);
-			else if (!pass && app_fault(ctx->xids, (int)code))
-				sb_addf(&apps, "%s%s", apps.len ? "; " : "", item);
-			else {
-				non_app++;
-				sb_addf(&soft, "%s%s", soft.len ? "; " : "", item);
-			}
-			if (rank > worst)
-				worst = rank;
-			free(item);
-		}
-	}
-	if (!ctx->xids && worst >= XA_RESET_GPU) {
-		r_warn(r, "%lld Xid events in 7 days could not be classified: the XID catalog is unavailable (%s)%s",
-		       nev, ctx->xids_error ? ctx->xids_error : "not loaded", tail);
-	} else if (worst >= XA_RESET_GPU) {
-		r_fail(r, "Xids in 7 days needing a reset, drain or reboot: %s%s%s%s%s%s", sb_str(&hard),
-		       soft.len ? "; also: " : "", sb_str(&soft), apps.len ? "; application faults: " : "",
-		       sb_str(&apps), tail);
-		r_remedy(r, "Drain the affected GPUs/node, act as each Xid requires (reset the GPU, reboot for Xid 79, "
-			 "RMA on repeated ECC/row-remap failures), and make the health check do this automatically.");
-	} else if (non_app) {
-		/* contained ECC (94), SBE storms (92), remap notices (63): no reset
-		 * was needed, but they are the GPU's doing, not a job's */
-		r_warn(r, "hardware Xids in 7 days that needed no reset or drain (application restart or "
-		       "informational): %s%s%s%s", sb_str(&soft),
-		       apps.len ? "; application faults: " : "", sb_str(&apps), tail);
-	} else {
-		r_pass(r, "only application-fault Xids in 7 days (job errors, not node faults): %s%s", sb_str(&apps), tail);
-	}
-	sb_free(&hard);
-	sb_free(&soft);
-	sb_free(&apps);
+	xid_history_lines(r, f, nev);
+	struct xid_sorted s = { STRBUF_INIT, STRBUF_INIT, STRBUF_INIT, XA_NONE, 0 };
+	xid_history_sort(ctx, a, &s);
+	xid_history_verdict(ctx, r, &s, nev, tail);
+	sb_free(&s.hard);
+	sb_free(&s.soft);
+	sb_free(&s.apps);
 }

@@ -5,9 +5,10 @@
  * GPU pods, NetworkPolicies the CNI ignores, nodes/proxy grants, RDMA that
  * was never wired into the scheduler, clique labels nothing consumes and an
  * API server name that resolves differently inside and out. */
-#include "checks.h"
-#include "../core/strbuf.h"
-#include "../parse/k8s.h"
+#include "checks/checks.h"
+#include "core/jsonget.h"
+#include "core/strbuf.h"
+#include "parse/k8s.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,20 +30,16 @@ static int unread(struct result *r, const json_t *f, const char *key, const char
 	return 1;
 }
 
-static long long jint(const json_t *o, const char *k, long long dflt)
+/* The one fact a check reads, or NULL after the SKIP of unread(). */
+static json_t *kfact(struct audit_ctx *ctx, struct result *r, const char *key, const char *what)
 {
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : dflt;
-}
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
+	json_t *f = kf(ctx);
+	return unread(r, f, key, what) ? NULL : json_object_get(f, key);
 }
 
 static int is_gpu_node(const json_t *n)
 {
-	return jint(n, "gpu_capacity", 0) > 0;
+	return jget_int(n, "gpu_capacity", 0) > 0;
 }
 
 static size_t count_gpu_nodes(const json_t *nodes)
@@ -73,14 +70,14 @@ static const json_t *find_ds(const json_t *dss, const char *needle, const char *
 	size_t i;
 	json_t *d;
 	json_array_foreach(dss, i, d) {
-		const char *name = jstr(d, "name");
+		const char *name = jget_str(d, "name");
 		if (name && strstr(name, needle))
 			return d;
 	}
 	if (!image_needle)
 		return NULL;
 	json_array_foreach(dss, i, d) {
-		const char *name = jstr(d, "name");
+		const char *name = jget_str(d, "name");
 		if (name && strstr(name, "feature-discovery") && !strstr(needle, "feature-discovery"))
 			continue;
 		size_t j;
@@ -92,9 +89,26 @@ static const json_t *find_ds(const json_t *dss, const char *needle, const char *
 	return NULL;
 }
 
+/* The nodes and DaemonSets facts of a check on what runs on the GPU nodes,
+ * and how many GPU nodes there are: 0 after a SKIP (a fact not read, or
+ * no GPU node, then with the reason none). */
+static size_t gpu_nodes_and_dss(struct audit_ctx *ctx, struct result *r, json_t **nodes, json_t **dss,
+				const char *none)
+{
+	json_t *f = kf(ctx);
+	if (unread(r, f, "nodes", "nodes") || unread(r, f, "daemonsets", "DaemonSets"))
+		return 0;
+	*nodes = json_object_get(f, "nodes");
+	*dss = json_object_get(f, "daemonsets");
+	size_t gpun = count_gpu_nodes(*nodes);
+	if (!gpun)
+		r_skip(r, "%s", none);
+	return gpun;
+}
+
 static const char *ds_label(const json_t *d, char *buf, size_t n)
 {
-	snprintf(buf, n, "%s/%s", jstr(d, "namespace") ?: "?", jstr(d, "name") ?: "?");
+	snprintf(buf, n, "%s/%s", jget_str(d, "namespace") ?: "?", jget_str(d, "name") ?: "?");
 	return buf;
 }
 
@@ -114,18 +128,18 @@ void check_k8s_gpu_nodes(struct audit_ctx *ctx, struct result *r)
 		if (!is_gpu_node(n))
 			continue;
 		gpun++;
-		long long c = jint(n, "gpu_capacity", 0), a = jint(n, "gpu_allocatable", -1);
+		long long c = jget_int(n, "gpu_capacity", 0), a = jget_int(n, "gpu_allocatable", -1);
 		gcap += c;
 		galloc += a < 0 ? 0 : a;
 		if (!json_is_true(json_object_get(n, "ready")))
-			add_name(&notready, &nr, jstr(n, "name"));
+			add_name(&notready, &nr, jget_str(n, "name"));
 		if (a >= 0 && a < c) {
 			if (short_n < 5)
-				sb_addf(&shortb, "%s%s %lld/%lld", short_n ? ", " : "", jstr(n, "name") ?: "?", a, c);
+				sb_addf(&shortb, "%s%s %lld/%lld", short_n ? ", " : "", jget_str(n, "name") ?: "?", a, c);
 			short_n++;
 		}
 		cordoned += json_is_true(json_object_get(n, "unschedulable"));
-		const char *prod = jstr(json_object_get(n, "labels"), "nvidia.com/gpu.product");
+		const char *prod = jget_str(json_object_get(n, "labels"), "nvidia.com/gpu.product");
 		if (prod && !strstr(sb_str(&products), prod))
 			sb_addf(&products, "%s%s", products.len ? ", " : "", prod);
 	}
@@ -151,7 +165,7 @@ void check_k8s_gpu_nodes(struct audit_ctx *ctx, struct result *r)
 					     strstr(json_string_value(d), "gpu.amd.com")))
 			dra_gpu = 1;
 	if (rs && json_is_true(json_object_get(rs, "api")))
-		r_evidence_note(r, "DRA ResourceSlices: %lld (drivers: %s)", jint(rs, "count", 0),
+		r_evidence_note(r, "DRA ResourceSlices: %lld (drivers: %s)", jget_int(rs, "count", 0),
 				json_array_size(drivers) ? "listed in observed" : "none");
 	if (json_is_integer(json_object_get(f, "computedomains")))
 		r_evidence_note(r, "NVIDIA ComputeDomains: %lld", json_integer_value(json_object_get(f, "computedomains")));
@@ -175,21 +189,16 @@ void check_k8s_gpu_nodes(struct audit_ctx *ctx, struct result *r)
 
 void check_k8s_gpu_operator(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = kf(ctx);
-	if (unread(r, f, "nodes", "nodes") || unread(r, f, "daemonsets", "DaemonSets"))
+	json_t *nodes, *dss;
+	size_t gpun = gpu_nodes_and_dss(ctx, r, &nodes, &dss, "no GPU nodes: nothing for a GPU operator to run on");
+	if (!gpun)
 		return;
-	json_t *nodes = json_object_get(f, "nodes"), *dss = json_object_get(f, "daemonsets");
-	size_t gpun = count_gpu_nodes(nodes);
 	int amd = 0;
 	size_t i;
 	json_t *n;
 	json_array_foreach(nodes, i, n)
-		if (jstr(n, "gpu_resource") && !strcmp(jstr(n, "gpu_resource"), "amd.com/gpu"))
+		if (jget_str(n, "gpu_resource") && !strcmp(jget_str(n, "gpu_resource"), "amd.com/gpu"))
 			amd = 1;
-	if (!gpun) {
-		r_skip(r, "no GPU nodes: nothing for a GPU operator to run on");
-		return;
-	}
 	const json_t *plugin = amd ? find_ds(dss, "amd-gpu-device-plugin", "k8s-device-plugin")
 				   : find_ds(dss, "nvidia-device-plugin", "k8s-device-plugin");
 	if (!plugin && amd)
@@ -213,7 +222,7 @@ void check_k8s_gpu_operator(struct audit_ctx *ctx, struct result *r)
 	for (int k = 0; k < 3; k++) {
 		if (!all[k])
 			continue;
-		long long want = jint(all[k], "desired", -1), ready = jint(all[k], "ready", -1);
+		long long want = jget_int(all[k], "desired", -1), ready = jget_int(all[k], "ready", -1);
 		char b[256];
 		if (want >= 0 && ready >= 0 && ready < want)
 			sb_addf(&notready, "%s%s %lld/%lld ready", notready.len ? ", " : "", ds_label(all[k], b, sizeof b), ready, want);
@@ -241,7 +250,7 @@ static double gpu_share_bytes(const json_t *nodes)
 	size_t i;
 	json_t *n;
 	json_array_foreach(nodes, i, n) {
-		long long g = jint(n, "gpu_capacity", 0), m = jint(n, "allocatable_memory_bytes", -1);
+		long long g = jget_int(n, "gpu_capacity", 0), m = jget_int(n, "allocatable_memory_bytes", -1);
 		if (g <= 0 || m <= 0)
 			continue;
 		double share = (double)m / (double)g;
@@ -269,22 +278,22 @@ void check_k8s_limitrange(struct audit_ctx *ctx, struct result *r)
 	size_t nlow = 0, nunder = 0, i;
 	json_t *lr;
 	json_array_foreach(lrs, i, lr) {
-		const char *ns = jstr(lr, "namespace");
+		const char *ns = jget_str(lr, "namespace");
 		if (system_namespace(ns))
 			continue;
 		size_t j;
 		json_t *l;
 		json_array_foreach(json_object_get(lr, "limits"), j, l) {
-			const char *type = jstr(l, "type");
+			const char *type = jget_str(l, "type");
 			if (type && strcmp(type, "Container") && strcmp(type, "Pod"))
 				continue;
 			static const char *const keys[] = { "default_memory", "max_memory" };
 			for (int k = 0; k < 2; k++) {
-				long long b = jint(l, keys[k], -1);
+				long long b = jget_int(l, keys[k], -1);
 				if (b < 0)
 					continue;
 				json_t *o = json_object();
-				char *where = xasprintf("%s/%s %s %s", ns ? ns : "?", jstr(lr, "name") ?: "?", type ? type : "?",
+				char *where = xasprintf("%s/%s %s %s", ns ? ns : "?", jget_str(lr, "name") ?: "?", type ? type : "?",
 							k ? "max" : "default");
 				json_object_set_new(o, "limitrange", json_string(where));
 				json_object_set_new(o, "memory_gib", json_real((double)b / GIB));
@@ -318,16 +327,6 @@ void check_k8s_limitrange(struct audit_ctx *ctx, struct result *r)
 	sb_free(&under);
 }
 
-static int crd_present(const json_t *crds, const char *name)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(crds, i, v)
-		if (json_string_value(v) && !strcmp(json_string_value(v), name))
-			return 1;
-	return 0;
-}
-
 void check_k8s_topology_scheduling(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = kf(ctx);
@@ -337,12 +336,12 @@ void check_k8s_topology_scheduling(struct audit_ctx *ctx, struct result *r)
 	size_t gpun = count_gpu_nodes(nodes), clique = 0, i;
 	json_t *n;
 	json_array_foreach(nodes, i, n)
-		if (is_gpu_node(n) && jstr(json_object_get(n, "labels"), "nvidia.com/gpu.clique"))
+		if (is_gpu_node(n) && jget_str(json_object_get(n, "labels"), "nvidia.com/gpu.clique"))
 			clique++;
 	json_t *tops = json_object_get(f, "kueue_topologies");
-	long long hyper = jint(f, "volcano_hypernodes", -1);
+	long long hyper = jget_int(f, "volcano_hypernodes", -1);
 	int kai = json_is_true(json_object_get(f, "kai_scheduler"));
-	int kueue_crd = crd_present(crds, "topologies.kueue.x-k8s.io");
+	int kueue_crd = k8s_list_has(crds, "topologies.kueue.x-k8s.io", NULL);
 	int clique_used = json_is_integer(json_object_get(f, "computedomains")); /* the DRA driver's IMEX domains */
 	size_t j;
 	json_t *t;
@@ -394,15 +393,10 @@ void check_k8s_topology_scheduling(struct audit_ctx *ctx, struct result *r)
 
 void check_k8s_dcgm_tolerations(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = kf(ctx);
-	if (unread(r, f, "nodes", "nodes") || unread(r, f, "daemonsets", "DaemonSets"))
+	json_t *nodes, *dss;
+	size_t gpun = gpu_nodes_and_dss(ctx, r, &nodes, &dss, "no GPU nodes");
+	if (!gpun)
 		return;
-	json_t *nodes = json_object_get(f, "nodes"), *dss = json_object_get(f, "daemonsets");
-	size_t gpun = count_gpu_nodes(nodes);
-	if (!gpun) {
-		r_skip(r, "no GPU nodes");
-		return;
-	}
 	const json_t *ds = find_ds(dss, "dcgm-exporter", "dcgm-exporter");
 	if (!ds)
 		ds = find_ds(dss, "dcgm", "/dcgm:");
@@ -422,12 +416,12 @@ void check_k8s_dcgm_tolerations(struct audit_ctx *ctx, struct result *r)
 		json_t *u = k8s_untolerated(json_object_get(ds, "tolerations"), json_object_get(n, "taints"), 1);
 		if (json_array_size(u)) {
 			json_t *t = json_array_get(u, 0);
-			char *item = xasprintf("%s (%s%s%s:%s)", jstr(n, "name") ?: "?", jstr(t, "key") ?: "",
-					       jstr(t, "value") && *jstr(t, "value") ? "=" : "", jstr(t, "value") ?: "",
-					       jstr(t, "effect") ?: "");
+			char *item = xasprintf("%s (%s%s%s:%s)", jget_str(n, "name") ?: "?", jget_str(t, "key") ?: "",
+					       jget_str(t, "value") && *jget_str(t, "value") ? "=" : "", jget_str(t, "value") ?: "",
+					       jget_str(t, "effect") ?: "");
 			add_name(&sb, &nblocked, item);
 			json_t *b = json_object();
-			json_object_set_new(b, "node", json_string(jstr(n, "name") ?: "?"));
+			json_object_set_new(b, "node", json_string(jget_str(n, "name") ?: "?"));
 			json_object_set_new(b, "untolerated_taints", json_incref(u));
 			json_array_append_new(blocked, b);
 			free(item);
@@ -437,7 +431,7 @@ void check_k8s_dcgm_tolerations(struct audit_ctx *ctx, struct result *r)
 	json_object_set_new(obs, "daemonset", json_string(label));
 	json_object_set(obs, "tolerations", json_object_get(ds, "tolerations"));
 	json_object_set_new(obs, "gpu_nodes", json_integer((json_int_t)gpun));
-	json_object_set_new(obs, "desired", json_integer(jint(ds, "desired", -1)));
+	json_object_set_new(obs, "desired", json_integer(jget_int(ds, "desired", -1)));
 	json_object_set_new(obs, "blocked", blocked);
 	r_observed(r, obs);
 	r_expectedf(r, "the DCGM DaemonSet tolerates every NoSchedule/NoExecute taint of the GPU nodes");
@@ -454,21 +448,32 @@ void check_k8s_dcgm_tolerations(struct audit_ctx *ctx, struct result *r)
 
 /* ---- storage ---- */
 
+/* The StorageClasses whose fact `key` is true or a string, listed into sb
+ * as "name (provisioner)" or "name (provisioner, string)"; how many. */
+static size_t storageclasses_with(const json_t *scs, const char *key, struct strbuf *sb)
+{
+	size_t n = 0, i;
+	json_t *s;
+	json_array_foreach(scs, i, s) {
+		const json_t *v = json_object_get(s, key);
+		if (!json_is_true(v) && !json_is_string(v))
+			continue;
+		const char *name = jget_str(s, "name") ?: "?", *prov = jget_str(s, "provisioner") ?: "?";
+		char *item = json_is_string(v) ? xasprintf("%s (%s, %s)", name, prov, json_string_value(v))
+					       : xasprintf("%s (%s)", name, prov);
+		add_name(sb, &n, item);
+		free(item);
+	}
+	return n;
+}
+
 void check_k8s_default_storageclass(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = kf(ctx);
-	if (unread(r, f, "storageclasses", "StorageClasses"))
+	json_t *scs = kfact(ctx, r, "storageclasses", "StorageClasses");
+	if (!scs)
 		return;
-	json_t *scs = json_object_get(f, "storageclasses");
 	struct strbuf def = STRBUF_INIT;
-	size_t ndef = 0, i;
-	json_t *s;
-	json_array_foreach(scs, i, s)
-		if (json_is_true(json_object_get(s, "default"))) {
-			char *item = xasprintf("%s (%s)", jstr(s, "name") ?: "?", jstr(s, "provisioner") ?: "?");
-			add_name(&def, &ndef, item);
-			free(item);
-		}
+	size_t ndef = storageclasses_with(scs, "default", &def);
 	r_observed(r, json_incref(scs));
 	r_expectedf(r, "exactly one StorageClass annotated storageclass.kubernetes.io/is-default-class=true");
 	if (!json_array_size(scs))
@@ -485,20 +490,11 @@ void check_k8s_default_storageclass(struct audit_ctx *ctx, struct result *r)
 
 void check_k8s_rwx_storageclass(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = kf(ctx);
-	if (unread(r, f, "storageclasses", "StorageClasses"))
+	json_t *scs = kfact(ctx, r, "storageclasses", "StorageClasses");
+	if (!scs)
 		return;
-	json_t *scs = json_object_get(f, "storageclasses");
 	struct strbuf rwx = STRBUF_INIT;
-	size_t n = 0, i;
-	json_t *s;
-	json_array_foreach(scs, i, s)
-		if (jstr(s, "rwx_family")) {
-			char *item = xasprintf("%s (%s, %s)", jstr(s, "name") ?: "?", jstr(s, "provisioner") ?: "?",
-					       jstr(s, "rwx_family"));
-			add_name(&rwx, &n, item);
-			free(item);
-		}
+	size_t n = storageclasses_with(scs, "rwx_family", &rwx);
 	r_observed(r, json_incref(scs));
 	r_expectedf(r, "a StorageClass whose provisioner serves ReadWriteMany (NFS, CephFS, EFS, Filestore, Azure Files, Weka, Lustre, ...)");
 	r_evidence_note(r, "ReadWriteMany support is inferred from the provisioner name; no PVC was created (an active PVC test is not part of this audit)");
@@ -518,7 +514,7 @@ void check_k8s_networkpolicy(struct audit_ctx *ctx, struct result *r)
 	if (unread(r, f, "networkpolicies", "NetworkPolicies") || unread(r, f, "daemonsets", "DaemonSets"))
 		return;
 	json_t *np = json_object_get(f, "networkpolicies");
-	long long count = jint(np, "count", 0);
+	long long count = jget_int(np, "count", 0);
 	json_t *dss = json_object_get(f, "daemonsets");
 	const char *cni = NULL;
 	int enforces = -1;
@@ -527,7 +523,7 @@ void check_k8s_networkpolicy(struct audit_ctx *ctx, struct result *r)
 	char label[256] = "";
 	json_array_foreach(dss, i, d) {
 		int e = -1;
-		const char *c = k8s_cni_of(jstr(d, "name"), json_object_get(d, "images"), &e);
+		const char *c = k8s_cni_of(jget_str(d, "name"), json_object_get(d, "images"), &e);
 		if (!c)
 			continue;
 		/* a policy engine next to a non-enforcing CNI (canal, calico for policy) wins */
@@ -594,7 +590,7 @@ void check_k8s_rdma_pattern(struct audit_ctx *ctx, struct result *r)
 	size_t k;
 	json_t *p;
 	json_array_foreach(pats, k, p)
-		sb_addf(&sb, "%s%s (%s)", k ? ", " : "", jstr(p, "pattern"), jstr(p, "via"));
+		sb_addf(&sb, "%s%s (%s)", k ? ", " : "", jget_str(p, "pattern"), jget_str(p, "via"));
 	json_t *obs = json_object();
 	json_object_set_new(obs, "patterns", pats);
 	json_object_set_new(obs, "rdma_resources", res);
@@ -621,10 +617,9 @@ void check_k8s_rdma_pattern(struct audit_ctx *ctx, struct result *r)
 
 void check_k8s_nodes_proxy(struct audit_ctx *ctx, struct result *r)
 {
-	json_t *f = kf(ctx);
-	if (unread(r, f, "rbac", "ClusterRoles and ClusterRoleBindings"))
+	json_t *rbac = kfact(ctx, r, "rbac", "ClusterRoles and ClusterRoleBindings");
+	if (!rbac)
 		return;
-	json_t *rbac = json_object_get(f, "rbac");
 	json_t *grants = json_object_get(rbac, "grants"), *bad = json_array();
 	struct strbuf sb = STRBUF_INIT;
 	size_t n = 0, i;
@@ -633,9 +628,9 @@ void check_k8s_nodes_proxy(struct audit_ctx *ctx, struct result *r)
 		if (json_is_true(json_object_get(g, "system")))
 			continue;
 		json_array_append(bad, g);
-		const char *ns = jstr(g, "namespace");
-		char *item = xasprintf("%s %s%s%s via %s", jstr(g, "kind") ?: "?", ns ? ns : "", ns ? "/" : "",
-				       jstr(g, "name") ?: "?", jstr(g, "role") ?: "?");
+		const char *ns = jget_str(g, "namespace");
+		char *item = xasprintf("%s %s%s%s via %s", jget_str(g, "kind") ?: "?", ns ? ns : "", ns ? "/" : "",
+				       jget_str(g, "name") ?: "?", jget_str(g, "role") ?: "?");
 		add_name(&sb, &n, item);
 		free(item);
 	}
@@ -659,17 +654,17 @@ void check_k8s_nodes_proxy(struct audit_ctx *ctx, struct result *r)
 void check_k8s_api_private_name(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = kf(ctx);
-	const char *host = jstr(f, "server_host");
+	const char *host = jget_str(f, "server_host");
 	if (!host) {
 		r_skip(r, "the kubeconfig names no API server");
 		return;
 	}
 	json_t *addrs = json_object_get(f, "server_addresses");
-	const char *err = jstr(f, "resolve_error");
+	const char *err = jget_str(f, "resolve_error");
 	size_t priv = 0, pub = 0, loop = 0, i;
 	json_t *a;
 	json_array_foreach(addrs, i, a) {
-		const char *c = jstr(a, "class");
+		const char *c = jget_str(a, "class");
 		if (c && (!strcmp(c, "private") || !strcmp(c, "link-local")))
 			priv++;
 		else if (c && !strcmp(c, "loopback"))
@@ -678,9 +673,9 @@ void check_k8s_api_private_name(struct audit_ctx *ctx, struct result *r)
 			pub++;
 	}
 	json_t *obs = json_object();
-	json_object_set_new(obs, "server", json_string(jstr(f, "server_url") ?: host));
+	json_object_set_new(obs, "server", json_string(jget_str(f, "server_url") ?: host));
 	json_object_set_new(obs, "addresses", json_incref(addrs ?: json_null()));
-	json_object_set_new(obs, "lookup", json_string(jstr(f, "resolve_source") ?: "none"));
+	json_object_set_new(obs, "lookup", json_string(jget_str(f, "resolve_source") ?: "none"));
 	r_observed(r, obs);
 	r_expectedf(r, "an API server name that resolves to the same public (or the same private) addresses from everywhere");
 	if (json_is_true(json_object_get(f, "server_is_ip")))

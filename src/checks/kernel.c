@@ -1,8 +1,9 @@
 /* Kernel currency (isolation.kernel-current) and the Ubuntu 24.04 kernel
  * advisories of the minimum table (versions.ubuntu-kernel). */
-#include "checks.h"
-#include "../core/strbuf.h"
-#include "../policy/minimums.h"
+#include "checks/checks.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
+#include "policy/minimums.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -73,11 +74,10 @@ static const struct {
 	{ "linuxVmscape", "VMScape" },
 };
 
-void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
+/* Whether the noble table applies to this host's kernel; when it does
+ * not, the row says why. Returns 0 when the kernel is to be graded. */
+static int noble_applies(struct result *r, const json_t *os, const json_t *k)
 {
-	json_t *k = facts_get(ctx, "kernel", NULL);
-	enum col_state ost;
-	json_t *os = facts_get(ctx, "os", &ost);
 	const char *id = fact_str(os, "os_id"), *ver = fact_str(os, "os_version_id");
 	const char *pretty = fact_str(os, "os_pretty");
 	const char *running = fact_str(k, "running");
@@ -87,17 +87,17 @@ void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
 
 	if (!id || !ver) {
 		r_skip(r, "the OS release could not be read, so the Ubuntu 24.04 kernel table cannot be applied");
-		return;
+		return -1;
 	}
 	if (strcmp(id, "ubuntu") != 0 || strcmp(ver, "24.04") != 0) {
 		r_skip(r, "not applicable: the table grades Ubuntu 24.04 (noble) kernels; this is %s",
 		       pretty ? pretty : id);
-		return;
+		return -1;
 	}
 	if (!running || !str_starts(running, "6.8.0-") || abi < 0) {
 		r_skip(r, "not applicable: kernel %s is not the noble 6.8.0-N series the table covers "
 		       "(HWE and mainline kernels are separate packages)", running ? running : "(unknown)");
-		return;
+		return -1;
 	}
 	if (abi >= 1000) {
 		/* linux-nvidia, -aws, -azure, -gcp... number their ABIs from 1000 up
@@ -109,22 +109,20 @@ void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
 		       flav ? flav : "?", abi);
 		r_remedy(r, "Check the Ubuntu security notices for the linux-%s source package by hand.",
 			 flav ? flav : "derivative");
-		return;
+		return -1;
 	}
-	const char *pkgver = fact_str(k, "package_version");
-	const char *observed = pkgver ? pkgver : running;
+	return 0;
+}
 
-	if (!ctx->minimums) {
-		r_observedf(r, "%s", observed);
-		r_warn(r, "kernel %s read but not graded: cmax's minimum-version table is unavailable (%s). "
-		       "This is a cmax installation problem, not the provider's", observed,
-		       ctx->minimums_error ? ctx->minimums_error : "no reason recorded");
-		return;
-	}
+/* Each advisory's verdict: the rows, a summary, the failures. */
+struct noble_tally {
+	struct strbuf sum, failed;
+	int nfail, nunk;
+};
 
+static json_t *noble_grade(struct audit_ctx *ctx, struct result *r, const char *observed, struct noble_tally *t)
+{
 	json_t *rows = json_array();
-	struct strbuf sum = STRBUF_INIT, failed = STRBUF_INIT;
-	int nfail = 0, nunk = 0;
 	for (size_t i = 0; i < sizeof noble_pkgs / sizeof noble_pkgs[0]; i++) {
 		struct mv_verdict v;
 		minimums_grade(ctx->minimums, "ubuntuNoble", observed, noble_pkgs[i].key, ctx->now, &v);
@@ -139,15 +137,15 @@ void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
 		if (v.grace_active)
 			fact_set_str(row, "grace_until", v.grace_until);
 		json_array_append_new(rows, row);
-		sb_addf(&sum, "%s%s %s", i ? ", " : "", noble_pkgs[i].name,
+		sb_addf(&t->sum, "%s%s %s", i ? ", " : "", noble_pkgs[i].name,
 			v.status == MV_PASS ? (v.grace_active ? "pass (grace)" : "pass")
 			: v.status == MV_FAIL ? "FAIL" : mv_status_name(v.status));
 		if (v.status == MV_FAIL) {
-			nfail++;
-			sb_addf(&failed, "%s%s (fixed in %s)", nfail > 1 ? ", " : "", noble_pkgs[i].name,
+			t->nfail++;
+			sb_addf(&t->failed, "%s%s (fixed in %s)", t->nfail > 1 ? ", " : "", noble_pkgs[i].name,
 				v.minimum ? v.minimum : "?");
 		} else if (v.status == MV_UNKNOWN) {
-			nunk++;
+			t->nunk++;
 		}
 		if (v.status == MV_FAIL || v.grace_active) {
 			r_refs_json(r, v.cves);
@@ -155,6 +153,30 @@ void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
 		}
 		mv_verdict_free(&v);
 	}
+	return rows;
+}
+
+void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *k = facts_get(ctx, "kernel", NULL);
+	enum col_state ost;
+	json_t *os = facts_get(ctx, "os", &ost);
+	if (noble_applies(r, os, k))
+		return;
+	const char *running = fact_str(k, "running");
+	const char *pkgver = fact_str(k, "package_version");
+	const char *observed = pkgver ? pkgver : running;
+
+	if (!ctx->minimums) {
+		r_observedf(r, "%s", observed);
+		r_warn(r, "kernel %s read but not graded: cmax's minimum-version table is unavailable (%s). "
+		       "This is a cmax installation problem, not the provider's", observed,
+		       ctx->minimums_error ? ctx->minimums_error : "no reason recorded");
+		return;
+	}
+
+	struct noble_tally t = { STRBUF_INIT, STRBUF_INIT, 0, 0 };
+	json_t *rows = noble_grade(ctx, r, observed, &t);
 	json_t *obs = json_object();
 	fact_set_str(obs, "running", running);
 	fact_set_str(obs, "package_version", pkgver);
@@ -166,16 +188,16 @@ void check_kern_ubuntu(struct audit_ctx *ctx, struct result *r)
 	fact_bool(os, "is_vm", &vm);
 	const char *vmnote = vm ? "; in a VM, Januscape and VMScape are also a matter of the host kernel, "
 				  "which a guest cannot check" : "";
-	if (nfail) {
-		r_fail(r, "kernel %s is missing fixes: %s [%s]%s", observed, sb_str(&failed), sb_str(&sum), vmnote);
+	if (t.nfail) {
+		r_fail(r, "kernel %s is missing fixes: %s [%s]%s", observed, sb_str(&t.failed), sb_str(&t.sum), vmnote);
 		r_remedy(r, "Install the current linux-image-generic for 24.04 (apt-get install --only-upgrade "
 			 "linux-image-generic) and reboot into it.");
-	} else if (nunk) {
-		r_warn(r, "kernel %s could not be graded against every advisory [%s]%s%s", observed, sb_str(&sum),
+	} else if (t.nunk) {
+		r_warn(r, "kernel %s could not be graded against every advisory [%s]%s%s", observed, sb_str(&t.sum),
 		       pkgver ? "" : " (/proc/version_signature unreadable: only the ABI is known)", vmnote);
 	} else {
-		r_pass(r, "kernel %s has the fixes [%s]%s", observed, sb_str(&sum), vmnote);
+		r_pass(r, "kernel %s has the fixes [%s]%s", observed, sb_str(&t.sum), vmnote);
 	}
-	sb_free(&sum);
-	sb_free(&failed);
+	sb_free(&t.sum);
+	sb_free(&t.failed);
 }

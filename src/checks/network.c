@@ -1,8 +1,9 @@
 /* RDMA fabric checks: ConnectX firmware against the table, port state,
  * HCA naming and the operstate of fabric/storage netdevs. */
-#include "common.h"
-#include "../core/strbuf.h"
-#include "../policy/minimums.h"
+#include "checks/common.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
+#include "policy/minimums.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,108 +14,121 @@ static enum status worse(enum status a, enum status b)
 	return rank[b] > rank[a] ? b : a;
 }
 
+/* The HCAs graded so far. */
+struct cx_grade {
+	json_t *devs;
+	json_t *groups; /* "fw < floor" -> the devices on it */
+	enum status st;
+	int n, nfail, nunk;
+	struct strbuf unk;
+	char *floor; /* the first floor a passing HCA met, for the summary */
+};
+
+static void cx_grade_hca(struct audit_ctx *ctx, struct result *r, const json_t *h, struct cx_grade *g)
+{
+	const char *name = fact_str(h, "name"), *fw = fact_str(h, "fw_ver");
+	struct mv_verdict v;
+	minimums_grade(ctx->minimums, "connectxFirmware", fw, NULL, ctx->now, &v);
+	json_t *d = json_object();
+	fact_set_str(d, "device", name);
+	fact_set_str(d, "hca_type", fact_str(h, "hca_type"));
+	fact_set_str(d, "board_id", fact_str(h, "board_id"));
+	fact_set_str(d, "fw_ver", fw);
+	fact_set_str(d, "status", mv_status_name(v.status));
+	fact_set_str(d, "minimum", v.minimum);
+	fact_set_str(d, "detail", v.detail);
+	json_array_append_new(g->devs, d);
+	switch (v.status) {
+	case MV_FAIL: {
+		g->nfail++;
+		g->st = worse(g->st, ST_FAIL);
+		/* group devices on the same firmware: a fleet flashes them together */
+		char *k = xasprintf("%s < %s", fw, v.minimum ? v.minimum : "?");
+		json_t *grp = json_object_get(g->groups, k);
+		if (!grp) {
+			grp = json_array();
+			json_object_set_new(g->groups, k, grp);
+		}
+		json_array_append_new(grp, json_string(name));
+		free(k);
+		r_refs_json(r, v.cves);
+		r_refs_json(r, v.advisories);
+		break;
+	}
+	case MV_UNKNOWN:
+		g->nunk++;
+		g->st = worse(g->st, ST_WARN);
+		sb_addf(&g->unk, "%s%s %s", g->unk.len ? ", " : "", name, fw ? fw : "(fw_ver unreadable)");
+		break;
+	default:
+		if (!g->floor && v.minimum)
+			g->floor = xstrdup(v.minimum);
+		break;
+	}
+	mv_verdict_free(&v);
+}
+
+/* "a, b at fw < floor; c at ..." */
+static void cx_groups_text(const json_t *groups, struct strbuf *bad)
+{
+	const char *gk;
+	json_t *gv;
+	json_object_foreach((json_t *)groups, gk, gv) {
+		size_t gi;
+		json_t *nm;
+		sb_addf(bad, "%s", bad->len ? "; " : "");
+		json_array_foreach(gv, gi, nm)
+			sb_addf(bad, "%s%s", gi ? ", " : "", json_string_value(nm));
+		sb_addf(bad, " at %s", gk);
+	}
+}
+
 void check_net_connectx_fw(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = facts_get(ctx, "network", NULL), *h;
-	json_t *devs = json_array();
 	size_t i;
-	enum status st = ST_PASS;
-	int n = 0, nfail = 0, nunk = 0;
-	struct strbuf bad = STRBUF_INIT, unk = STRBUF_INIT;
-	const char *floor_shown = NULL;
-	char *floor_keep = NULL;
-	json_t *groups = json_object();
+	struct strbuf bad = STRBUF_INIT;
 
 	if (!ctx->minimums) {
-		json_decref(groups);
 		r_warn(r, "ConnectX firmware read but not graded: cmax's minimum-version table is unavailable (%s). "
 		       "This is a cmax installation problem, not the provider's",
 		       ctx->minimums_error ? ctx->minimums_error : "no reason recorded");
-		json_decref(devs);
 		return;
 	}
+	struct cx_grade g = { .devs = json_array(), .groups = json_object(), .st = ST_PASS, .unk = STRBUF_INIT };
 	json_array_foreach(fact_get(f, "hcas"), i, h) {
 		int mlx = 0;
 		if (fact_bool(h, "mellanox", &mlx) != 0 || !mlx)
 			continue;
-		n++;
-		const char *name = fact_str(h, "name"), *fw = fact_str(h, "fw_ver");
-		struct mv_verdict v;
-		minimums_grade(ctx->minimums, "connectxFirmware", fw, NULL, ctx->now, &v);
-		json_t *d = json_object();
-		fact_set_str(d, "device", name);
-		fact_set_str(d, "hca_type", fact_str(h, "hca_type"));
-		fact_set_str(d, "board_id", fact_str(h, "board_id"));
-		fact_set_str(d, "fw_ver", fw);
-		fact_set_str(d, "status", mv_status_name(v.status));
-		fact_set_str(d, "minimum", v.minimum);
-		fact_set_str(d, "detail", v.detail);
-		json_array_append_new(devs, d);
-		switch (v.status) {
-		case MV_FAIL: {
-			nfail++;
-			st = worse(st, ST_FAIL);
-			/* group devices on the same firmware: a fleet flashes them together */
-			char *k = xasprintf("%s < %s", fw, v.minimum ? v.minimum : "?");
-			json_t *g = json_object_get(groups, k);
-			if (!g) {
-				g = json_array();
-				json_object_set_new(groups, k, g);
-			}
-			json_array_append_new(g, json_string(name));
-			free(k);
-			r_refs_json(r, v.cves);
-			r_refs_json(r, v.advisories);
-			break;
-		}
-		case MV_UNKNOWN:
-			nunk++;
-			st = worse(st, ST_WARN);
-			sb_addf(&unk, "%s%s %s", unk.len ? ", " : "", name, fw ? fw : "(fw_ver unreadable)");
-			break;
-		default:
-			if (!floor_shown && v.minimum)
-				floor_shown = floor_keep = xstrdup(v.minimum);
-			break;
-		}
-		mv_verdict_free(&v);
+		g.n++;
+		cx_grade_hca(ctx, r, h, &g);
 	}
-	const char *gk;
-	json_t *gv;
-	json_object_foreach(groups, gk, gv) {
-		size_t gi;
-		json_t *nm;
-		sb_addf(&bad, "%s", bad.len ? "; " : "");
-		json_array_foreach(gv, gi, nm)
-			sb_addf(&bad, "%s%s", gi ? ", " : "", json_string_value(nm));
-		sb_addf(&bad, " at %s", gk);
-	}
-	json_decref(groups);
-	if (!n) {
-		json_decref(devs);
+	cx_groups_text(g.groups, &bad);
+	json_decref(g.groups);
+	if (!g.n) {
+		json_decref(g.devs);
 		sb_free(&bad);
-		sb_free(&unk);
+		sb_free(&g.unk);
 		r_skip(r, "not applicable: no Mellanox/NVIDIA ConnectX or BlueField HCA");
 		return;
 	}
-	r_observed(r, devs);
+	r_observed(r, g.devs);
 	r_expectedf(r, "each HCA at or above the floor of its firmware train (connectxFirmware trainMap)");
-	if (st == ST_FAIL) {
-		r_fail(r, "%d of %d ConnectX HCAs run firmware below their train's floor: %s", nfail, n, sb_str(&bad));
+	if (g.st == ST_FAIL) {
+		r_fail(r, "%d of %d ConnectX HCAs run firmware below their train's floor: %s", g.nfail, g.n, sb_str(&bad));
 		r_remedy(r, "Update the HCA firmware (mlxfwmanager --online -u, or the OEM package) to the fixed "
 			 "release of its train, then reset the HCA (mlxfwreset) or reboot.");
-	} else if (st == ST_WARN) {
-		r_warn(r, "%d of %d ConnectX HCAs could not be graded: %s", nunk, n, sb_str(&unk));
+	} else if (g.st == ST_WARN) {
+		r_warn(r, "%d of %d ConnectX HCAs could not be graded: %s", g.nunk, g.n, sb_str(&g.unk));
 	} else {
-		if (floor_shown)
-			r_pass(r, "all %d ConnectX HCAs meet the firmware floor of their train (e.g. >= %s)", n,
-			       floor_shown);
+		if (g.floor)
+			r_pass(r, "all %d ConnectX HCAs meet the firmware floor of their train (e.g. >= %s)", g.n, g.floor);
 		else
-			r_pass(r, "all %d ConnectX HCAs meet the firmware floor of their train", n);
+			r_pass(r, "all %d ConnectX HCAs meet the firmware floor of their train", g.n);
 	}
-	free(floor_keep);
+	free(g.floor);
 	sb_free(&bad);
-	sb_free(&unk);
+	sb_free(&g.unk);
 }
 
 static int port_up(json_t *p)
@@ -129,6 +143,76 @@ static int port_up(json_t *p)
 static int port_unknown(json_t *p)
 {
 	return !fact_str(p, "state");
+}
+
+/* The RDMA ports by state. */
+struct rdma_ports {
+	json_t *obs;
+	json_t *kinds; /* "link_layer rate" -> how many ports up */
+	struct strbuf down_nd, down_other, unk;
+	int nports, nup, fail, warn, nunk;
+};
+
+/* One port: into the observation, and counted as up, unknown, or down
+ * (a failure where the HCA has a netdev, a warning where it has none). */
+static void rdma_port(const json_t *h, json_t *p, struct rdma_ports *rp)
+{
+	const char *name = fact_str(h, "name");
+	int has_nd = json_array_size(fact_get(h, "netdevs")) > 0;
+	rp->nports++;
+	json_t *o = json_object();
+	fact_set_str(o, "hca", name);
+	json_object_set(o, "port", json_object_get(p, "port"));
+	fact_set_str(o, "state", fact_str(p, "state"));
+	fact_set_str(o, "phys_state", fact_str(p, "phys_state"));
+	fact_set_str(o, "link_layer", fact_str(p, "link_layer"));
+	fact_set_str(o, "rate", fact_str(p, "rate"));
+	json_object_set(o, "netdevs", fact_get(h, "netdevs"));
+	json_array_append_new(rp->obs, o);
+	char *tag = xasprintf("%s/%lld %s/%s", name, (long long)json_integer_value(json_object_get(p, "port")),
+			      fact_str(p, "state") ?: "?", fact_str(p, "phys_state") ?: "?");
+	if (port_up(p)) {
+		rp->nup++;
+		char *kind = xasprintf("%s %s", fact_str(p, "link_layer") ?: "?", fact_str(p, "rate") ?: "rate ?");
+		json_t *c = json_object_get(rp->kinds, kind);
+		json_object_set_new(rp->kinds, kind, json_integer(c ? json_integer_value(c) + 1 : 1));
+		free(kind);
+	} else if (port_unknown(p)) {
+		rp->nunk++;
+		sb_addf(&rp->unk, "%s%s/%lld", rp->unk.len ? ", " : "", name,
+			(long long)json_integer_value(json_object_get(p, "port")));
+	} else if (has_nd) {
+		rp->fail++;
+		sb_addf(&rp->down_nd, "%s%s", rp->down_nd.len ? ", " : "", tag);
+	} else {
+		rp->warn++;
+		sb_addf(&rp->down_other, "%s%s", rp->down_other.len ? ", " : "", tag);
+	}
+	free(tag);
+}
+
+static void rdma_verdict(struct result *r, struct rdma_ports *rp, size_t nh, struct strbuf *sum)
+{
+	if (!rp->nports) {
+		r_warn(r, "%zu RDMA devices but no ports readable under /sys/class/infiniband/*/ports", nh);
+	} else if (rp->fail) {
+		r_fail(r, "%d of %d RDMA ports are not ACTIVE/LinkUp on HCAs with a netdev: %s%s%s", rp->fail, rp->nports,
+		       sb_str(&rp->down_nd), rp->warn ? "; also down without a netdev: " : "", sb_str(&rp->down_other));
+		r_remedy(r, "Check cabling, transceivers and the switch port (ibstat, mlxlink -d <dev> -p 1), and "
+			 "that a subnet manager serves the fabric; drain the node until every rail is up.");
+	} else if (rp->warn) {
+		r_warn(r, "%d of %d RDMA ports are down on HCAs without a netdev (unused or unconfigured?): %s; "
+		       "up: %s%s%s", rp->warn, rp->nports, sb_str(&rp->down_other), sb_str(sum),
+		       rp->nunk ? "; state unreadable: " : "", sb_str(&rp->unk));
+	} else if (rp->nunk == rp->nports) {
+		r_skip(r, "the state of none of the %d RDMA ports could be read (unreadable or not the kernel's "
+		       "format): %s", rp->nports, sb_str(&rp->unk));
+	} else if (rp->nunk) {
+		r_warn(r, "could not confirm every RDMA port: state of %d of %d unreadable or not the kernel's format "
+		       "(%s); up: %s", rp->nunk, rp->nports, sb_str(&rp->unk), sb_str(sum));
+	} else {
+		r_pass(r, "%zu RDMA devices, %d ports ACTIVE/LinkUp: %s", nh, rp->nup, sb_str(sum));
+	}
 }
 
 void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
@@ -149,79 +233,24 @@ void check_net_rdma_devices(struct audit_ctx *ctx, struct result *r)
 		r_observed(r, json_array());
 		return;
 	}
-	json_t *obs = json_array();
-	struct strbuf down_nd = STRBUF_INIT, down_other = STRBUF_INIT, sum = STRBUF_INIT, unk = STRBUF_INIT;
-	int nports = 0, nup = 0, fail = 0, warn = 0, nunk = 0;
-	json_t *kinds = json_object();
-	json_array_foreach(hcas, i, h) {
-		const char *name = fact_str(h, "name");
-		int has_nd = json_array_size(fact_get(h, "netdevs")) > 0;
-		json_array_foreach(fact_get(h, "ports"), k, p) {
-			nports++;
-			json_t *o = json_object();
-			fact_set_str(o, "hca", name);
-			json_object_set(o, "port", json_object_get(p, "port"));
-			fact_set_str(o, "state", fact_str(p, "state"));
-			fact_set_str(o, "phys_state", fact_str(p, "phys_state"));
-			fact_set_str(o, "link_layer", fact_str(p, "link_layer"));
-			fact_set_str(o, "rate", fact_str(p, "rate"));
-			json_object_set(o, "netdevs", fact_get(h, "netdevs"));
-			json_array_append_new(obs, o);
-			char *tag = xasprintf("%s/%lld %s/%s", name, (long long)json_integer_value(json_object_get(p, "port")),
-					      fact_str(p, "state") ?: "?", fact_str(p, "phys_state") ?: "?");
-			if (port_up(p)) {
-				nup++;
-				char *kind = xasprintf("%s %s", fact_str(p, "link_layer") ?: "?",
-						       fact_str(p, "rate") ?: "rate ?");
-				json_t *c = json_object_get(kinds, kind);
-				json_object_set_new(kinds, kind, json_integer(c ? json_integer_value(c) + 1 : 1));
-				free(kind);
-			} else if (port_unknown(p)) {
-				nunk++;
-				sb_addf(&unk, "%s%s/%lld", unk.len ? ", " : "", name,
-					(long long)json_integer_value(json_object_get(p, "port")));
-			} else if (has_nd) {
-				fail++;
-				sb_addf(&down_nd, "%s%s", down_nd.len ? ", " : "", tag);
-			} else {
-				warn++;
-				sb_addf(&down_other, "%s%s", down_other.len ? ", " : "", tag);
-			}
-			free(tag);
-		}
-	}
+	struct rdma_ports rp = { .obs = json_array(), .kinds = json_object(), .down_nd = STRBUF_INIT,
+				 .down_other = STRBUF_INIT, .unk = STRBUF_INIT };
+	struct strbuf sum = STRBUF_INIT;
+	json_array_foreach(hcas, i, h)
+		json_array_foreach(fact_get(h, "ports"), k, p)
+			rdma_port(h, p, &rp);
 	const char *kk;
 	json_t *kv;
-	json_object_foreach(kinds, kk, kv)
+	json_object_foreach(rp.kinds, kk, kv)
 		sb_addf(&sum, "%s%lld x %s", sum.len ? ", " : "", (long long)json_integer_value(kv), kk);
-	json_decref(kinds);
-	r_observed(r, obs);
+	json_decref(rp.kinds);
+	r_observed(r, rp.obs);
 	r_expectedf(r, "every RDMA port ACTIVE / LinkUp");
-	size_t nh = json_array_size(hcas);
-	if (!nports) {
-		r_warn(r, "%zu RDMA devices but no ports readable under /sys/class/infiniband/*/ports", nh);
-	} else if (fail) {
-		r_fail(r, "%d of %d RDMA ports are not ACTIVE/LinkUp on HCAs with a netdev: %s%s%s", fail, nports,
-		       sb_str(&down_nd), warn ? "; also down without a netdev: " : "", sb_str(&down_other));
-		r_remedy(r, "Check cabling, transceivers and the switch port (ibstat, mlxlink -d <dev> -p 1), and "
-			 "that a subnet manager serves the fabric; drain the node until every rail is up.");
-	} else if (warn) {
-		r_warn(r, "%d of %d RDMA ports are down on HCAs without a netdev (unused or unconfigured?): %s; "
-		       "up: %s%s%s", warn, nports, sb_str(&down_other), sb_str(&sum),
-		       nunk ? "; state unreadable: " : "", sb_str(&unk));
-	} else if (nunk == nports) {
-		r_skip(r, "the state of none of the %d RDMA ports could be read (unreadable or not the kernel's "
-		       "format): %s", nports, sb_str(&unk));
-	} else if (nunk) {
-		r_warn(r, "could not confirm every RDMA port: state of %d of %d unreadable or not the kernel's format "
-		       "(%s); up: %s", nunk, nports, sb_str(&unk), sb_str(&sum));
-	} else {
-		r_pass(r, "%zu RDMA devices, %d ports ACTIVE/LinkUp: %s", nh, nup, sb_str(&sum));
-	}
-	sb_free(&down_nd);
-	sb_free(&down_other);
+	rdma_verdict(r, &rp, json_array_size(hcas), &sum);
+	sb_free(&rp.down_nd);
+	sb_free(&rp.down_other);
 	sb_free(&sum);
-	sb_free(&unk);
+	sb_free(&rp.unk);
 }
 
 /* "<prefix><digits>" */

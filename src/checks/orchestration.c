@@ -1,6 +1,6 @@
 /* Orchestration as one node sees it. Fleet-wide scheduler checks (topology,
  * GRES, health programs) belong to the Slurm and Kubernetes harnesses. */
-#include "checks.h"
+#include "checks/checks.h"
 #include <string.h>
 
 void check_cuda_visible_devices(struct audit_ctx *ctx, struct result *r)

@@ -4,9 +4,10 @@
  * from the pci, modules, numa, cpufreq and gdrcopy collectors (and, where
  * present, the os and nvidia collectors, which may be absent or broken:
  * every use below handles that). */
-#include "common.h"
-#include "../collect/pci_acs.h"
-#include "../core/strbuf.h"
+#include "checks/common.h"
+#include "collect/collector.h"
+#include "collect/pci_acs.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,140 @@ static size_t common_prefix(const json_t *a, const json_t *b)
 	return k;
 }
 
+/* GPU-NIC pairs and the switch ports between them. */
+struct acs_scan {
+	json_t *ports; /* port bdf -> {gpu, nic} of the first pair that crosses it */
+	long pairs, scoped, unresolved;
+};
+
+static void acs_scan_pairs(const json_t *gpus, const json_t *nics, struct acs_scan *sc)
+{
+	size_t i, j;
+	json_t *g, *n;
+	sc->ports = json_object();
+	json_array_foreach(gpus, i, g) {
+		json_array_foreach(nics, j, n) {
+			const json_t *ug = json_object_get(g, "upstream"), *un = json_object_get(n, "upstream");
+			sc->pairs++;
+			if (!json_is_array(ug) || !json_is_array(un)) {
+				sc->unresolved++;
+				continue;
+			}
+			size_t k = common_prefix(ug, un);
+			if (k == 0)
+				continue;
+			sc->scoped++;
+			const json_t *sides[2] = { ug, un };
+			for (int s = 0; s < 2; s++)
+				for (size_t x = k; x < json_array_size(sides[s]); x++) {
+					const char *p = json_string_value(json_array_get(sides[s], x));
+					if (json_object_get(sc->ports, p))
+						continue;
+					json_t *via = json_object();
+					json_object_set(via, "gpu", json_object_get(g, "bdf"));
+					json_object_set(via, "nic", json_object_get(n, "bdf"));
+					json_object_set_new(sc->ports, p, via);
+				}
+		}
+	}
+}
+
+/* The ports by what their ACS control says. */
+struct acs_lists {
+	json_t *redirect, *clean, *unread;
+	char *why_unread; /* the first unreadable port's reason */
+};
+
+/* One port's row of the observation; the port goes to one of the lists. */
+static json_t *acs_port_row(struct result *r, const json_t *devs, const char *k, const json_t *via,
+			    struct acs_lists *L)
+{
+	const json_t *pd = device_by_bdf(devs, k);
+	const json_t *acs = pd ? json_object_get(pd, "acs") : NULL;
+	json_t *row = json_object();
+	json_object_set_new(row, "port", json_string(k));
+	json_object_set(row, "port_type", pd ? json_object_get(pd, "port_type") : json_null());
+	json_object_set(row, "gpu", json_object_get(via, "gpu"));
+	json_object_set(row, "nic", json_object_get(via, "nic"));
+	int b;
+	if (!acs) {
+		/* not a bridge we decoded (should not happen below a switch) */
+		json_array_append_new(L->unread, json_string(k));
+		json_object_set_new(row, "acs_ctl", json_null());
+	} else if (fact_bool(acs, "readable", &b) != 0 || !b) {
+		json_array_append_new(L->unread, json_string(k));
+		json_object_set_new(row, "acs_ctl", json_null());
+		if (!L->why_unread && fact_str(acs, "why"))
+			L->why_unread = xstrdup(fact_str(acs, "why"));
+	} else if (fact_bool(acs, "present", &b) == 0 && !b) {
+		json_array_append_new(L->clean, json_string(k));
+		json_object_set_new(row, "acs_ctl", json_string("no ACS capability"));
+	} else {
+		const char *ctl = fact_str(acs, "ctl");
+		json_object_set_new(row, "acs_ctl", json_string(ctl ? ctl : "?"));
+		long long bits = 0;
+		fact_int(acs, "ctl_bits", &bits);
+		if (bits & ACS_REDIRECT_MASK) {
+			char *names = pci_acs_redirect_str((unsigned)bits);
+			char *s = xasprintf("%s (%s)", k, names);
+			json_array_append_new(L->redirect, json_string(s));
+			if (json_array_size(L->redirect) <= 4) {
+				char *path = xasprintf("/sys/bus/pci/devices/%s/config", k);
+				char *ex = xasprintf("ACSCtl: %s (between GPU %s and NIC %s)", ctl ? ctl : "?",
+						     fact_str(via, "gpu"), fact_str(via, "nic"));
+				r_evidence_file(r, path, ex);
+				free(ex);
+				free(path);
+			}
+			free(s);
+			free(names);
+		} else {
+			json_array_append_new(L->clean, json_string(k));
+		}
+	}
+	return row;
+}
+
+/* Every port between a GPU and a NIC, in bdf order so reports are stable
+ * and readable: the observation's rows, and the lists the verdict reads. */
+static json_t *acs_read_ports(struct result *r, const json_t *devs, const json_t *ports, struct acs_lists *L)
+{
+	size_t nports = json_object_size(ports);
+	const char **order = xcalloc(nports ? nports : 1, sizeof *order);
+	size_t oi = 0;
+	const char *k;
+	json_t *via;
+	json_object_foreach((json_t *)ports, k, via)
+		order[oi++] = k;
+	qsort(order, nports, sizeof *order, cmp_str);
+	json_t *detail = json_array();
+	for (oi = 0; oi < nports; oi++)
+		json_array_append_new(detail, acs_port_row(r, devs, order[oi], json_object_get(ports, order[oi]), L));
+	free(order);
+	return detail;
+}
+
+static void acs_verdict(struct result *r, const struct acs_lists *L, size_t nports, long scoped)
+{
+	if (json_array_size(L->redirect)) {
+		char *list = join_some(L->redirect, 4);
+		r_fail(r, "ACS P2P redirect enabled on %zu of %zu PCIe switch ports between GPUs and NICs: %s; "
+		       "peer-to-peer traffic (GPUDirect RDMA) is forced up through the root complex",
+		       json_array_size(L->redirect), nports, list);
+		free(list);
+		r_ref(r, NCCL_ACS_DOC);
+	} else if (json_array_size(L->unread)) {
+		char *list = join_some(L->unread, 4);
+		r_skip(r, "needs root to read PCIe extended config space: ACS state of %zu of %zu switch ports "
+		       "between GPUs and NICs unknown (%s)%s%s", json_array_size(L->unread), nports, list,
+		       L->why_unread ? "; " : "", L->why_unread ? L->why_unread : "");
+		free(list);
+	} else {
+		r_pass(r, "ACS P2P redirect off on all %zu PCIe switch ports between GPUs and NICs "
+		       "(%ld GPU-NIC pairs share a switch)", nports, scoped);
+	}
+}
+
 void check_pcie_acs(struct audit_ctx *ctx, struct result *r)
 {
 	r_reproduce(r, "sudo lspci -vvv | grep -E '^[0-9a-f]|ACSCtl'");
@@ -130,7 +265,7 @@ void check_pcie_acs(struct audit_ctx *ctx, struct result *r)
 	json_t *pci = facts_get(ctx, "pci", NULL);
 	json_t *devs = json_object_get(pci, "devices");
 	json_t *gpus = json_array(), *nics = json_array();
-	size_t i, j;
+	size_t i;
 	json_t *d;
 	json_array_foreach(devs, i, d) {
 		if (dev_is(d, "gpu"))
@@ -145,142 +280,37 @@ void check_pcie_acs(struct audit_ctx *ctx, struct result *r)
 		json_decref(nics);
 		return;
 	}
-
-	/* port bdf -> {gpu, nic} of the first pair that crosses it */
-	json_t *ports = json_object();
-	long pairs = 0, scoped = 0, unresolved = 0;
-	json_t *g, *n;
-	json_array_foreach(gpus, i, g) {
-		json_array_foreach(nics, j, n) {
-			const json_t *ug = json_object_get(g, "upstream"), *un = json_object_get(n, "upstream");
-			pairs++;
-			if (!json_is_array(ug) || !json_is_array(un)) {
-				unresolved++;
-				continue;
-			}
-			size_t k = common_prefix(ug, un);
-			if (k == 0)
-				continue;
-			scoped++;
-			const json_t *sides[2] = { ug, un };
-			for (int s = 0; s < 2; s++)
-				for (size_t x = k; x < json_array_size(sides[s]); x++) {
-					const char *p = json_string_value(json_array_get(sides[s], x));
-					if (json_object_get(ports, p))
-						continue;
-					json_t *via = json_object();
-					json_object_set(via, "gpu", json_object_get(g, "bdf"));
-					json_object_set(via, "nic", json_object_get(n, "bdf"));
-					json_object_set_new(ports, p, via);
-				}
-		}
-	}
+	struct acs_scan sc = { 0 };
+	acs_scan_pairs(gpus, nics, &sc);
 	json_decref(gpus);
 	json_decref(nics);
 
 	json_t *obs = json_object();
-	json_object_set_new(obs, "gpu_nic_pairs", json_integer(pairs));
-	json_object_set_new(obs, "pairs_sharing_a_switch", json_integer(scoped));
-	if (scoped == 0) {
-		json_decref(ports);
-		if (unresolved == pairs) {
+	json_object_set_new(obs, "gpu_nic_pairs", json_integer(sc.pairs));
+	json_object_set_new(obs, "pairs_sharing_a_switch", json_integer(sc.scoped));
+	if (sc.scoped == 0) {
+		json_decref(sc.ports);
+		if (sc.unresolved == sc.pairs) {
 			r_observed(r, obs);
 			r_skip(r, "could not resolve the sysfs paths of the GPUs and NICs to their upstream bridges");
 			return;
 		}
 		r_observed(r, obs);
 		r_pass(r, "no GPU shares a PCIe switch with a NIC (%ld pairs): GPU-NIC traffic meets in the CPU "
-		       "root complex, where switch-port ACS redirect does not reroute it", pairs);
+		       "root complex, where switch-port ACS redirect does not reroute it", sc.pairs);
 		return;
 	}
-
-	/* walk the ports in bdf order so reports are stable and readable */
-	size_t nports = json_object_size(ports);
-	const char **order = xcalloc(nports ? nports : 1, sizeof *order);
-	size_t oi = 0;
-	const char *k;
-	json_t *via;
-	json_object_foreach(ports, k, via)
-		order[oi++] = k;
-	qsort(order, nports, sizeof *order, cmp_str);
-
-	json_t *redirect = json_array(), *clean = json_array(), *unread = json_array(), *detail = json_array();
-	char *why_unread = NULL;
-	for (oi = 0; oi < nports; oi++) {
-		k = order[oi];
-		via = json_object_get(ports, k);
-		const json_t *pd = device_by_bdf(devs, k);
-		const json_t *acs = pd ? json_object_get(pd, "acs") : NULL;
-		json_t *row = json_object();
-		json_object_set_new(row, "port", json_string(k));
-		json_object_set(row, "port_type", pd ? json_object_get(pd, "port_type") : json_null());
-		json_object_set(row, "gpu", json_object_get(via, "gpu"));
-		json_object_set(row, "nic", json_object_get(via, "nic"));
-		int b;
-		if (!acs) {
-			/* not a bridge we decoded (should not happen below a switch) */
-			json_array_append_new(unread, json_string(k));
-			json_object_set_new(row, "acs_ctl", json_null());
-		} else if (fact_bool(acs, "readable", &b) != 0 || !b) {
-			json_array_append_new(unread, json_string(k));
-			json_object_set_new(row, "acs_ctl", json_null());
-			if (!why_unread && fact_str(acs, "why"))
-				why_unread = xstrdup(fact_str(acs, "why"));
-		} else if (fact_bool(acs, "present", &b) == 0 && !b) {
-			json_array_append_new(clean, json_string(k));
-			json_object_set_new(row, "acs_ctl", json_string("no ACS capability"));
-		} else {
-			const char *ctl = fact_str(acs, "ctl");
-			json_object_set_new(row, "acs_ctl", json_string(ctl ? ctl : "?"));
-			long long bits = 0;
-			fact_int(acs, "ctl_bits", &bits);
-			if (bits & ACS_REDIRECT_MASK) {
-				char *names = pci_acs_redirect_str((unsigned)bits);
-				char *s = xasprintf("%s (%s)", k, names);
-				json_array_append_new(redirect, json_string(s));
-				if (json_array_size(redirect) <= 4) {
-					char *path = xasprintf("/sys/bus/pci/devices/%s/config", k);
-					char *ex = xasprintf("ACSCtl: %s (between GPU %s and NIC %s)", ctl ? ctl : "?",
-							     fact_str(via, "gpu"), fact_str(via, "nic"));
-					r_evidence_file(r, path, ex);
-					free(ex);
-					free(path);
-				}
-				free(s);
-				free(names);
-			} else {
-				json_array_append_new(clean, json_string(k));
-			}
-		}
-		json_array_append_new(detail, row);
-	}
-	free(order);
-	json_decref(ports);
-	json_object_set_new(obs, "ports", detail);
+	struct acs_lists L = { json_array(), json_array(), json_array(), NULL };
+	size_t nports = json_object_size(sc.ports);
+	json_object_set_new(obs, "ports", acs_read_ports(r, devs, sc.ports, &L));
+	json_decref(sc.ports);
 	r_observed(r, obs);
 	r_expectedf(r, "ACSCtl ReqRedir- CmpltRedir- EgressCtrl- on every switch port between a GPU and a NIC");
-
-	if (json_array_size(redirect)) {
-		char *list = join_some(redirect, 4);
-		r_fail(r, "ACS P2P redirect enabled on %zu of %zu PCIe switch ports between GPUs and NICs: %s; "
-		       "peer-to-peer traffic (GPUDirect RDMA) is forced up through the root complex",
-		       json_array_size(redirect), nports, list);
-		free(list);
-		r_ref(r, NCCL_ACS_DOC);
-	} else if (json_array_size(unread)) {
-		char *list = join_some(unread, 4);
-		r_skip(r, "needs root to read PCIe extended config space: ACS state of %zu of %zu switch ports "
-		       "between GPUs and NICs unknown (%s)%s%s", json_array_size(unread), nports, list,
-		       why_unread ? "; " : "", why_unread ? why_unread : "");
-		free(list);
-	} else {
-		r_pass(r, "ACS P2P redirect off on all %zu PCIe switch ports between GPUs and NICs "
-		       "(%ld GPU-NIC pairs share a switch)", nports, scoped);
-	}
-	free(why_unread);
-	json_decref(redirect);
-	json_decref(clean);
-	json_decref(unread);
+	acs_verdict(r, &L, nports, sc.scoped);
+	free(L.why_unread);
+	json_decref(L.redirect);
+	json_decref(L.clean);
+	json_decref(L.unread);
 }
 
 /* ---- hardware.iommu-mode ------------------------------------------------- */
@@ -635,6 +665,93 @@ static long kernel_version(const char *rel)
 	return maj * 1000 + min;
 }
 
+/* What the GPUDirect RDMA grade reads. */
+struct gdr {
+	long long rdma;     /* RDMA NICs; -1: PCI not visible here */
+	json_t *mods;       /* the modules facts, NULL when unread */
+	int nv_loaded, peermem, nvfs;
+	int open;           /* the open kernel module: 1, 0, -1 unknown */
+	const char *source; /* what said so */
+	const char *krel;
+	int dmabuf_kernel;  /* Linux 5.12+: 1, 0, -1 unknown */
+};
+
+static const char gdr_remedy[] =
+	"Use the NVIDIA open GPU kernel modules (nvidia-open / kernel-open packages; Blackwell requires "
+	"them) on Linux 5.12+ with an RDMA stack that supports dma-buf (rdma-core 34+/DOCA-OFED), so NCCL "
+	"and UCX register GPU memory through dma-buf; load nvidia_peermem only as the legacy fallback.";
+
+static void gdr_read(struct audit_ctx *ctx, struct gdr *g)
+{
+	enum col_state mst;
+	g->mods = facts_get(ctx, "modules", &mst);
+	if (mst != COL_OK)
+		g->mods = NULL;
+	json_t *loaded = json_object_get(g->mods, "loaded");
+	g->nv_loaded = json_object_get(loaded, "nvidia") != NULL;
+	g->peermem = json_object_get(loaded, "nvidia_peermem") != NULL;
+	g->nvfs = json_object_get(loaded, "nvidia_fs") != NULL;
+
+	/* open module: the driver's own report first, the taint letters second */
+	g->open = -1;
+	g->source = NULL;
+	enum col_state nst;
+	json_t *nv = facts_get(ctx, "nvidia", &nst);
+	int b;
+	if (nv && nst == COL_OK && fact_bool(nv, "open_module", &b) == 0) {
+		g->open = b;
+		g->source = "/proc/driver/nvidia/version";
+	} else if (g->nv_loaded && fact_bool(g->mods, "nvidia_proprietary", &b) == 0) {
+		g->open = !b;
+		g->source = "taint flags of the nvidia module in /proc/modules";
+	}
+	g->krel = fact_str(os_facts(ctx), "kernel_release");
+	long kv = kernel_version(g->krel);
+	g->dmabuf_kernel = kv < 0 ? -1 : kv >= 5012;
+}
+
+static json_t *gdr_observed(const struct gdr *g)
+{
+	json_t *obs = json_object();
+	json_object_set_new(obs, "open_module", g->open < 0 ? json_null() : json_boolean(g->open));
+	json_object_set_new(obs, "open_module_source", g->source ? json_string(g->source) : json_null());
+	json_object_set_new(obs, "nvidia_peermem_loaded", json_boolean(g->peermem));
+	json_object_set_new(obs, "nvidia_fs_loaded", json_boolean(g->nvfs));
+	json_object_set_new(obs, "kernel", g->krel ? json_string(g->krel) : json_null());
+	json_object_set_new(obs, "rdma_nics", g->rdma >= 0 ? json_integer(g->rdma) : json_null());
+	return obs;
+}
+
+/* The open module on a kernel without dma-buf peer-to-peer, or the
+ * proprietary module: only nvidia_peermem is left. */
+static void gdr_legacy(struct result *r, const struct gdr *g)
+{
+	if (g->open == 1) {
+		if (g->peermem)
+			r_warn(r, "kernel %s predates dma-buf peer-to-peer (5.12): only the legacy nvidia_peermem path works",
+			       g->krel);
+		else if (!g->mods)
+			r_skip(r, "kernel %s predates dma-buf (5.12) and whether nvidia_peermem is loaded could not be read",
+			       g->krel);
+		else
+			r_fail(r, "GPUDirect RDMA not enabled: kernel %s predates dma-buf (5.12) and nvidia_peermem is not loaded",
+			       g->krel);
+	} else if (g->peermem) {
+		r_warn(r, "only the legacy GPUDirect RDMA path: proprietary NVIDIA kernel module (no dma-buf) "
+		       "with nvidia_peermem");
+	} else if (!g->mods) {
+		r_skip(r, "proprietary NVIDIA kernel module (no dma-buf); whether nvidia_peermem is loaded "
+		       "could not be read (/proc/modules unavailable)");
+	} else if (g->rdma < 0) {
+		r_warn(r, "GPUDirect RDMA not enabled: proprietary NVIDIA kernel module (no dma-buf) and "
+		       "nvidia_peermem not loaded (RDMA NICs could not be counted: PCI not visible here)");
+	} else {
+		r_fail(r, "GPUDirect RDMA not enabled: proprietary NVIDIA kernel module (no dma-buf) and "
+		       "nvidia_peermem not loaded; NIC transfers bounce through host memory");
+	}
+	r_remedy(r, "%s", gdr_remedy);
+}
+
 void check_gpudirect_rdma(struct audit_ctx *ctx, struct result *r)
 {
 	r_reproduce(r, "grep -E '^(nvidia|nvidia_peermem|nvidia_fs) ' /proc/modules; cat /proc/driver/nvidia/version");
@@ -643,99 +760,42 @@ void check_gpudirect_rdma(struct audit_ctx *ctx, struct result *r)
 		r_skip(r, "not applicable: no NVIDIA GPU");
 		return;
 	}
+	struct gdr g = { 0 };
 	/* -1: PCI not visible here, so the RDMA NICs could not be counted */
-	long long rdma = count_fact(pci_facts(ctx), "rdma_nics");
-	if (rdma == 0) {
+	g.rdma = count_fact(pci_facts(ctx), "rdma_nics");
+	if (g.rdma == 0) {
 		r_skip(r, "not applicable: no RDMA NIC (ConnectX/BlueField, EFA, Pensando) on this host, so "
 		       "there is no GPUDirect RDMA path to use");
 		return;
 	}
-	enum col_state mst;
-	json_t *mods = facts_get(ctx, "modules", &mst);
-	if (mst != COL_OK)
-		mods = NULL;
-	json_t *loaded = json_object_get(mods, "loaded");
-	int nv_loaded = json_object_get(loaded, "nvidia") != NULL;
-	int peermem = json_object_get(loaded, "nvidia_peermem") != NULL;
-	int nvfs = json_object_get(loaded, "nvidia_fs") != NULL;
-
-	/* open module: the driver's own report first, the taint letters second */
-	int open = -1;
-	const char *source = NULL;
-	enum col_state nst;
-	json_t *nv = facts_get(ctx, "nvidia", &nst);
-	int b;
-	if (nv && nst == COL_OK && fact_bool(nv, "open_module", &b) == 0) {
-		open = b;
-		source = "/proc/driver/nvidia/version";
-	} else if (nv_loaded && fact_bool(mods, "nvidia_proprietary", &b) == 0) {
-		open = !b;
-		source = "taint flags of the nvidia module in /proc/modules";
-	}
-	const char *krel = fact_str(os_facts(ctx), "kernel_release");
-	long kv = kernel_version(krel);
-	int dmabuf_kernel = kv < 0 ? -1 : kv >= 5012;
-
-	json_t *obs = json_object();
-	json_object_set_new(obs, "open_module", open < 0 ? json_null() : json_boolean(open));
-	json_object_set_new(obs, "open_module_source", source ? json_string(source) : json_null());
-	json_object_set_new(obs, "nvidia_peermem_loaded", json_boolean(peermem));
-	json_object_set_new(obs, "nvidia_fs_loaded", json_boolean(nvfs));
-	json_object_set_new(obs, "kernel", krel ? json_string(krel) : json_null());
-	json_object_set_new(obs, "rdma_nics", rdma >= 0 ? json_integer(rdma) : json_null());
-	r_observed(r, obs);
+	gdr_read(ctx, &g);
+	r_observed(r, gdr_observed(&g));
 	r_expectedf(r, "dma-buf GPUDirect RDMA: NVIDIA open kernel module on Linux 5.12+ (nvidia_peermem only as legacy fallback)");
 	r_ref(r, GDR_DOC);
-	const char *remedy =
-		"Use the NVIDIA open GPU kernel modules (nvidia-open / kernel-open packages; Blackwell requires "
-		"them) on Linux 5.12+ with an RDMA stack that supports dma-buf (rdma-core 34+/DOCA-OFED), so NCCL "
-		"and UCX register GPU memory through dma-buf; load nvidia_peermem only as the legacy fallback.";
 
-	if (!mods && open < 0) {
+	if (!g.mods && g.open < 0) {
 		struct col_run *cr = facts_run(ctx, "modules");
 		r_skip(r, "could not read the loaded kernel modules: %s", cr && cr->reason ? cr->reason : "modules collector failed");
 		return;
 	}
-	if (!nv_loaded && open < 0) {
+	if (!g.nv_loaded && g.open < 0) {
 		r_skip(r, "the nvidia kernel module is not loaded (the GPU driver checks cover that): no GPUDirect path to grade");
 		return;
 	}
-	if (open == 1 && dmabuf_kernel != 0) {
+	if (g.open == 1 && g.dmabuf_kernel != 0) {
 		r_pass(r, "modern GPUDirect RDMA path: NVIDIA open kernel module (dma-buf)%s%s%s",
-		       krel ? " on kernel " : "", krel ? krel : "",
-		       peermem ? "; nvidia_peermem also loaded (legacy path, harmless)" : "");
+		       g.krel ? " on kernel " : "", g.krel ? g.krel : "",
+		       g.peermem ? "; nvidia_peermem also loaded (legacy path, harmless)" : "");
 		return;
 	}
-	if (open == 1 && dmabuf_kernel == 0) {
-		if (peermem)
-			r_warn(r, "kernel %s predates dma-buf peer-to-peer (5.12): only the legacy nvidia_peermem path works", krel);
-		else if (!mods)
-			r_skip(r, "kernel %s predates dma-buf (5.12) and whether nvidia_peermem is loaded could not be read", krel);
-		else
-			r_fail(r, "GPUDirect RDMA not enabled: kernel %s predates dma-buf (5.12) and nvidia_peermem is not loaded", krel);
-		r_remedy(r, "%s", remedy);
+	if ((g.open == 1 && g.dmabuf_kernel == 0) || g.open == 0) {
+		gdr_legacy(r, &g);
 		return;
 	}
-	if (open == 0) {
-		if (peermem)
-			r_warn(r, "only the legacy GPUDirect RDMA path: proprietary NVIDIA kernel module (no dma-buf) "
-			       "with nvidia_peermem");
-		else if (!mods)
-			r_skip(r, "proprietary NVIDIA kernel module (no dma-buf); whether nvidia_peermem is loaded "
-			       "could not be read (/proc/modules unavailable)");
-		else if (rdma < 0)
-			r_warn(r, "GPUDirect RDMA not enabled: proprietary NVIDIA kernel module (no dma-buf) and "
-			       "nvidia_peermem not loaded (RDMA NICs could not be counted: PCI not visible here)");
-		else
-			r_fail(r, "GPUDirect RDMA not enabled: proprietary NVIDIA kernel module (no dma-buf) and "
-			       "nvidia_peermem not loaded; NIC transfers bounce through host memory");
-		r_remedy(r, "%s", remedy);
-		return;
-	}
-	if (peermem) {
+	if (g.peermem) {
 		r_warn(r, "nvidia_peermem (legacy path) loaded; could not tell whether the open kernel module "
 		       "(dma-buf) is in use");
-		r_remedy(r, "%s", remedy);
+		r_remedy(r, "%s", gdr_remedy);
 	} else {
 		r_skip(r, "could not tell whether the NVIDIA open kernel module is loaded, and nvidia_peermem is not");
 	}

@@ -1,7 +1,7 @@
 /* The policy data the audit grades against is itself checked: a stale
  * minimum table silently passes versions that newer advisories fail. */
-#include "checks.h"
-#include "../policy/minimums.h"
+#include "checks/checks.h"
+#include "policy/minimums.h"
 
 void check_minimum_table(struct audit_ctx *ctx, struct result *r)
 {

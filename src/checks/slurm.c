@@ -2,9 +2,11 @@
  * collector's facts (the controller's view) against what the nodes
  * themselves reported (ctx->fleet: GPUs, MemTotal). Without node documents
  * a comparison with the nodes is unknown and says so. */
-#include "checks.h"
-#include "../core/strbuf.h"
-#include "../core/clock.h"
+#include "checks/checks.h"
+#include "core/jsonget.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
+#include "core/timefmt.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -24,12 +26,6 @@ static json_t *nodes_of(json_t *f)
 static const char *node_name(const json_t *n)
 {
 	return json_string_value(json_object_get(n, "name"));
-}
-
-static long long jint(const json_t *o, const char *k, long long dflt)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_integer(v) ? json_integer_value(v) : dflt;
 }
 
 /* The fleet entry of a Slurm node: by node name, else by host name. */
@@ -129,25 +125,10 @@ static const char *fleet_note(struct audit_ctx *ctx)
 
 /* ---------- orchestration ---------- */
 
-void check_slurm_topology(struct audit_ctx *ctx, struct result *r)
+/* NVL72: GB200/GB300 trays reported by the nodes themselves */
+static int fleet_has_nvl72(struct audit_ctx *ctx)
 {
-	json_t *f = slurm_facts(ctx), *n;
-	if (!nodes_known(r, f))
-		return;
-	const char *plugin = fact_str(f, "topology.plugin");
-	const char *file = fact_str(f, "topology.file");
-	json_t *covered = fact_get(f, "topology.covered");
-	json_t *racks = json_object();
-	int gpu_nodes = 0, all_nodes = 0, nvl72 = 0;
-	size_t i;
-	json_array_foreach(nodes_of(f), i, n) {
-		all_nodes++;
-		gpu_nodes += jint(n, "gpus", 0) > 0;
-		const char *rk = rack_of(n);
-		if (rk)
-			json_object_set_new(racks, rk, json_true());
-	}
-	/* NVL72: GB200/GB300 trays reported by the nodes themselves */
+	int nvl72 = 0;
 	for (size_t k = 0; k < fleet_node_count(ctx); k++) {
 		json_t *nv = fleet_node_facts(ctx, k, "nvidia", NULL), *m;
 		size_t j;
@@ -157,45 +138,37 @@ void check_slurm_topology(struct audit_ctx *ctx, struct result *r)
 				nvl72 = 1;
 		}
 	}
-	int nracks = (int)json_object_size(racks);
-	json_decref(racks);
-	int flat = !plugin || !strcmp(plugin, "topology/none") || !strcmp(plugin, "topology/flat") ||
-		   !strcmp(plugin, "topology/default");
-	json_t *obs = json_object();
-	fact_set_str(obs, "TopologyPlugin", plugin);
-	fact_set_str(obs, "file", file);
-	fact_set_int(obs, "nodes", all_nodes);
-	fact_set_int(obs, "gpu_nodes", gpu_nodes);
-	fact_set_int(obs, "racks_from_features", nracks);
-	fact_set_bool(obs, "nvl72", nvl72);
-	r_observed(r, obs);
-	r_expectedf(r, "topology/tree or topology/block with a topology file covering every GPU node when the cluster "
-		       "spans racks or NVLink domains");
-	if (flat) {
-		if (nvl72)
-			r_fail(r, "%s on an NVL72 (GB200/GB300) cluster: jobs are not packed into NVLink domains",
-			       plugin ? plugin : "no TopologyPlugin");
-		else if (nracks > 1)
-			r_fail(r, "%s on a cluster whose nodes sit in %d racks: jobs spread across racks and pay "
-			       "inter-switch hops", plugin ? plugin : "no TopologyPlugin", nracks);
-		else if (nracks == 1)
-			r_pass(r, "%s, and every node is in one rack: no topology needed", plugin ? plugin : "no TopologyPlugin");
-		else if (all_nodes <= 1)
-			r_skip(r, "%s on a single node: no topology needed", plugin ? plugin : "no TopologyPlugin");
-		else
-			r_warn(r, "%s and no rack information (node Features rackN): cannot tell whether %d nodes share "
-			       "one switch; a multi-switch cluster needs topology/tree or topology/block",
-			       plugin ? plugin : "no TopologyPlugin", all_nodes);
-		return;
-	}
-	if (!file) {
-		r_fail(r, "%s but neither topology.conf nor topology.yaml is readable next to slurm.conf", plugin);
-		return;
-	}
+	return nvl72;
+}
+
+/* No topology plugin: fine only where the nodes share one rack or are one. */
+static void topology_flat(struct result *r, const char *plugin, int nvl72, int nracks, int all_nodes)
+{
+	if (nvl72)
+		r_fail(r, "%s on an NVL72 (GB200/GB300) cluster: jobs are not packed into NVLink domains",
+		       plugin ? plugin : "no TopologyPlugin");
+	else if (nracks > 1)
+		r_fail(r, "%s on a cluster whose nodes sit in %d racks: jobs spread across racks and pay "
+		       "inter-switch hops", plugin ? plugin : "no TopologyPlugin", nracks);
+	else if (nracks == 1)
+		r_pass(r, "%s, and every node is in one rack: no topology needed", plugin ? plugin : "no TopologyPlugin");
+	else if (all_nodes <= 1)
+		r_skip(r, "%s on a single node: no topology needed", plugin ? plugin : "no TopologyPlugin");
+	else
+		r_warn(r, "%s and no rack information (node Features rackN): cannot tell whether %d nodes share "
+		       "one switch; a multi-switch cluster needs topology/tree or topology/block",
+		       plugin ? plugin : "no TopologyPlugin", all_nodes);
+}
+
+/* The topology file names every GPU node (every node, on a cluster without GPUs). */
+static void topology_coverage(struct result *r, json_t *f, const char *plugin, const char *file, int gpu_nodes)
+{
+	json_t *covered = fact_get(f, "topology.covered"), *n;
 	struct strbuf miss = STRBUF_INIT;
 	int nmiss = 0, considered = 0;
+	size_t i;
 	json_array_foreach(nodes_of(f), i, n) {
-		if (gpu_nodes && jint(n, "gpus", 0) <= 0)
+		if (gpu_nodes && jget_int(n, "gpus", 0) <= 0)
 			continue;
 		considered++;
 		int found = 0;
@@ -218,6 +191,45 @@ void check_slurm_topology(struct audit_ctx *ctx, struct result *r)
 	sb_free(&miss);
 }
 
+void check_slurm_topology(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = slurm_facts(ctx), *n;
+	if (!nodes_known(r, f))
+		return;
+	const char *plugin = fact_str(f, "topology.plugin");
+	const char *file = fact_str(f, "topology.file");
+	json_t *racks = json_object();
+	int gpu_nodes = 0, all_nodes = 0;
+	size_t i;
+	json_array_foreach(nodes_of(f), i, n) {
+		all_nodes++;
+		gpu_nodes += jget_int(n, "gpus", 0) > 0;
+		const char *rk = rack_of(n);
+		if (rk)
+			json_object_set_new(racks, rk, json_true());
+	}
+	int nvl72 = fleet_has_nvl72(ctx);
+	int nracks = (int)json_object_size(racks);
+	json_decref(racks);
+	int flat = !plugin || !strcmp(plugin, "topology/none") || !strcmp(plugin, "topology/flat") ||
+		   !strcmp(plugin, "topology/default");
+	/* plugin and file are facts: already made valid UTF-8 by the collector */
+	r_observed(r, json_pack("{s:s?, s:s?, s:I, s:I, s:I, s:b}", "TopologyPlugin", plugin, "file", file,
+				"nodes", (json_int_t)all_nodes, "gpu_nodes", (json_int_t)gpu_nodes,
+				"racks_from_features", (json_int_t)nracks, "nvl72", nvl72 != 0));
+	r_expectedf(r, "topology/tree or topology/block with a topology file covering every GPU node when the cluster "
+		       "spans racks or NVLink domains");
+	if (flat) {
+		topology_flat(r, plugin, nvl72, nracks, all_nodes);
+		return;
+	}
+	if (!file) {
+		r_fail(r, "%s but neither topology.conf nor topology.yaml is readable next to slurm.conf", plugin);
+		return;
+	}
+	topology_coverage(r, f, plugin, file, gpu_nodes);
+}
+
 void check_slurm_gres(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = slurm_facts(ctx), *n;
@@ -228,7 +240,7 @@ void check_slurm_gres(struct audit_ctx *ctx, struct result *r)
 	json_t *obs = json_array();
 	size_t i;
 	json_array_foreach(nodes_of(f), i, n) {
-		long long g = jint(n, "gpus", -1);
+		long long g = jget_int(n, "gpus", -1);
 		long fi = fleet_index(ctx, n);
 		long long real = fleet_gpus(ctx, fi);
 		gres_nodes += g > 0;
@@ -282,7 +294,7 @@ void check_slurm_realmemory(struct audit_ctx *ctx, struct result *r)
 	json_t *obs = json_array();
 	size_t i;
 	json_array_foreach(nodes_of(f), i, n) {
-		long long rm = jint(n, "real_memory_mb", -1);
+		long long rm = jget_int(n, "real_memory_mb", -1);
 		long long mem = fleet_mem_mib(ctx, fleet_index(ctx, n));
 		json_t *o = json_object();
 		fact_set_str(o, "node", node_name(n));
@@ -351,7 +363,7 @@ void check_slurm_defaults(struct audit_ctx *ctx, struct result *r)
 	size_t i;
 	int gpus = 0;
 	json_array_foreach(nodes_of(f), i, n)
-		gpus |= jint(n, "gpus", 0) > 0;
+		gpus |= jget_int(n, "gpus", 0) > 0;
 	/* partition-level defaults count when every partition sets them */
 	int pc = 0, pcg = 0, pmg = 0, pmc = 0;
 	json_array_foreach(fact_get(f, "partitions"), i, p) {
@@ -449,7 +461,7 @@ void check_slurm_ctld_colocation(struct audit_ctx *ctx, struct result *r)
 /* Age of a reason time "2026-11-30T06:20:55" (local time per Slurm; read as UTC). */
 static void age_str(struct audit_ctx *ctx, const char *t, char *buf, size_t n)
 {
-	time_t when = t ? clock_parse_iso(t) : -1;
+	time_t when = t ? time_parse_iso(t) : -1;
 	if (when < 0) {
 		snprintf(buf, n, "age unknown");
 		return;

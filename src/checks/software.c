@@ -5,10 +5,10 @@
  * The software collector is FAILED when one of its probes broke (perf hung,
  * mpirun crashed); its other facts stay valid, so these checks consult it
  * themselves and only the check whose probe broke reports ERROR. */
-#include "common.h"
-#include "../core/strbuf.h"
-#include "../policy/minimums.h"
-#include "../policy/version.h"
+#include "checks/common.h"
+#include "core/strbuf.h"
+#include "policy/minimums.h"
+#include "policy/version.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>

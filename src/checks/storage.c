@@ -1,7 +1,8 @@
 /* Storage checks: free space on / and the shared file systems a GPU node
  * needs for weights, datasets and checkpoints. */
-#include "common.h"
-#include "../core/strbuf.h"
+#include "checks/common.h"
+#include "collect/collector.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 

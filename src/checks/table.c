@@ -1,4 +1,4 @@
-#include "checks.h"
+#include "checks/checks.h"
 #include <string.h>
 
 const struct check_def check_table[] = {

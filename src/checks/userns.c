@@ -1,8 +1,8 @@
 /* Unprivileged user namespaces: what rootless containers (enroot, Apptainer,
  * rootless Podman) and `unshare -Ur` need. Graded from /proc/sys only; the
  * audit never tries to create a namespace. */
-#include "checks.h"
-#include "../core/strbuf.h"
+#include "checks/checks.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -3,9 +3,9 @@
  * whether the in-band BMC interface (/dev/ipmi*) is reachable. A BMC the
  * tenant can talk to can reflash firmware or power-cycle the node, so
  * ipmitool is only ever run without sudo: we test exposure, not escalate. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>

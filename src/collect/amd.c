@@ -2,10 +2,10 @@
  * rocm-smi, else the PCI inventory), which ROCm is installed and which
  * amdgpu driver runs. One tool call. An AMD host must be reported as AMD,
  * never as "no NVIDIA GPU" and nothing more. */
-#include "collectors.h"
-#include "gpu_models.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "policy/gpu_models.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,11 +171,8 @@ static int run_tool(struct col_run *c, const char *const argv[], json_t **gpus, 
 void collect_amd(struct audit_ctx *ctx, struct col_run *c)
 {
 	json_t *f = c->facts;
-	enum col_state pst;
-	json_t *pci = facts_get(ctx, "pci", &pst);
-	long long pci_gpus = -1;
-	if (!pci || pst != COL_OK || fact_int(pci, "amd_gpus", &pci_gpus) != 0)
-		pci_gpus = -1;
+	json_t *pci;
+	long long pci_gpus = col_pci_gpus(ctx, "amd_gpus", &pci);
 
 	collect_rocm(c, f);
 

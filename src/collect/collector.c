@@ -1,26 +1,14 @@
-#include "collector.h"
-#include "../core/interrupt.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collector.h"
+#include "engine/context.h"
+#include "core/interrupt.h"
+#include "core/result.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define EXCERPT_MAX 1024
-
-void col_set_state(struct col_run *c, enum col_state st, const char *fmt, ...)
-{
-	struct strbuf sb = STRBUF_INIT;
-	va_list ap;
-	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
-	free(c->reason);
-	char *s = sb_detach(&sb);
-	c->reason = str_sanitize(s, strlen(s));
-	free(s);
-	c->state = st;
-}
 
 static col_runner_fn g_runner;
 
@@ -80,18 +68,10 @@ char *col_read_quiet(const char *path)
 
 void col_evidence_note(struct col_run *c, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	json_array_append_new(c->evidence, evidence_note_v(fmt, ap));
 	va_end(ap);
-	json_t *e = json_object();
-	json_object_set_new(e, "kind", json_string("note"));
-	char *s = str_sanitize(sb_str(&sb), sb.len);
-	json_object_set_new(e, "text", json_string(s));
-	free(s);
-	sb_free(&sb);
-	json_array_append_new(c->evidence, e);
 }
 
 char *col_cmd_first_line(const struct cmd_result *r)
@@ -151,6 +131,28 @@ void fact_set_bool(json_t *obj, const char *key, int val)
 void fact_set_null(json_t *obj, const char *key)
 {
 	json_object_set_new(obj, key, json_null());
+}
+
+long long col_pci_gpus(struct audit_ctx *ctx, const char *key, json_t **pci)
+{
+	enum col_state st;
+	json_t *f = facts_get(ctx, "pci", &st);
+	long long n;
+	if (pci)
+		*pci = f;
+	if (!f || st != COL_OK || fact_int(f, key, &n) != 0)
+		return -1;
+	return n;
+}
+
+char *fact_join(const json_t *arr, const char *sep)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	json_t *v;
+	json_array_foreach(arr, i, v)
+		sb_addf(&sb, "%s%s", i ? sep : "", json_string_value(v) ? json_string_value(v) : "?");
+	return sb_detach(&sb);
 }
 
 void fact_add_unique(json_t *arr, const char *s)

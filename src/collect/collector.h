@@ -6,41 +6,16 @@
 #ifndef CMAX_COLLECTOR_H
 #define CMAX_COLLECTOR_H
 #include <jansson.h>
-#include "../core/runner.h"
+#include "core/runner.h"
+#include "engine/collector.h"
 
 struct audit_ctx;
-
-enum col_state {
-	COL_OK,        /* facts are valid (some fields may still be null = unknown) */
-	COL_ABSENT,    /* the source does not exist here (no nvidia-smi): checks SKIP */
-	COL_DENIED,    /* exists but needs privileges we do not have: checks SKIP */
-	COL_FAILED,    /* the probe broke (timeout, crash, unparseable): checks ERROR */
-};
-
-struct col_run {
-	const char *name;
-	enum col_state state;
-	char *reason;        /* why not OK, one line */
-	json_t *facts;       /* object; always non-NULL */
-	json_t *evidence;    /* array of evidence objects */
-	int done;
-	long duration_ms;
-};
-
-typedef void (*collector_fn)(struct audit_ctx *ctx, struct col_run *c);
-
-struct collector_def {
-	const char *name;
-	const char *description;
-	collector_fn fn;
-};
 
 extern const struct collector_def collector_table[];
 extern const size_t collector_table_len;
 const struct collector_def *collector_find(const char *name);
 
-/* --- helpers for collector implementations --- */
-void col_set_state(struct col_run *c, enum col_state st, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* --- helpers for collector implementations (col_set_state: engine/collector.h) --- */
 /* The one call through which collectors run commands: runner_run(), unless
  * test instrumentation put a replay in front of it (col_set_runner; the
  * corpus test tests/unit/test_unread.c re-grades thousands of mutations
@@ -69,4 +44,12 @@ void fact_set_bool(json_t *obj, const char *key, int val);
 void fact_set_null(json_t *obj, const char *key);
 /* Append s to an array of strings unless it is already there; NULL is skipped. */
 void fact_add_unique(json_t *arr, const char *s);
+/* The strings of an array joined with sep, malloc'd ("" for none; "?" for
+ * an entry that is not a string). */
+char *fact_join(const json_t *arr, const char *sep);
+
+/* How many GPUs the PCI inventory counted under its fact key ("nvidia_gpus",
+ * "amd_gpus"), or -1 when the pci collector did not read the bus. *pci,
+ * when not NULL, gets the pci facts whatever their state (NULL when none). */
+long long col_pci_gpus(struct audit_ctx *ctx, const char *key, json_t **pci);
 #endif

@@ -11,11 +11,11 @@
  * (hung, crashed, flooded the output or printed no version). Any "failed"
  * probe makes the collector FAILED, but the facts of the other tools stay
  * filled so checks about them still grade. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
-#include "../policy/version.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
+#include "policy/version.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -263,13 +263,9 @@ void collect_containers(struct audit_ctx *ctx, struct col_run *c)
 	free(ct);
 
 	if (json_array_size(failed)) {
-		struct strbuf sb = STRBUF_INIT;
-		size_t i;
-		json_t *v;
-		json_array_foreach(failed, i, v)
-			sb_addf(&sb, "%s%s", i ? "; " : "", json_string_value(v));
-		col_set_state(c, COL_FAILED, "%s", sb_str(&sb));
-		sb_free(&sb);
+		char *why = fact_join(failed, "; ");
+		col_set_state(c, COL_FAILED, "%s", why);
+		free(why);
 	}
 	json_decref(failed);
 }

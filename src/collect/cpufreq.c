@@ -4,9 +4,9 @@
  *
  * Facts: {cpus, with_cpufreq, unreadable, governors: {name: n},
  * drivers: {name: n}, per_cpu: {"cpu0": "performance"|null}}. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,12 +65,9 @@ void collect_cpufreq(struct audit_ctx *ctx, struct col_run *c)
 		free(dir);
 	}
 	sr_list_free(names, n);
-	fact_set_int(f, "cpus", cpus);
-	fact_set_int(f, "with_cpufreq", with);
-	fact_set_int(f, "unreadable", unreadable);
-	json_object_set_new(f, "governors", govs);
-	json_object_set_new(f, "drivers", drvs);
-	json_object_set_new(f, "per_cpu", per);
+	json_object_update_new(f, json_pack("{s:I, s:I, s:I, s:o, s:o, s:o}", "cpus", (json_int_t)cpus,
+					    "with_cpufreq", (json_int_t)with, "unreadable", (json_int_t)unreadable,
+					    "governors", govs, "drivers", drvs, "per_cpu", per));
 	if (with == 0)
 		col_set_state(c, COL_ABSENT, "no cpufreq interface under %s/cpu*/cpufreq (%ld CPUs): frequency "
 			      "is managed by the hypervisor or firmware here", CPU_DIR, cpus);

@@ -17,11 +17,11 @@
  *    ships no version file, so its headers' CUDA_VERSION in
  *    /usr/include/cuda.h is used. On the live host, when none of that
  *    works, /usr/bin/nvcc --version is run (unless it is the PATH nvcc). */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
-#include "../policy/version.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
+#include "policy/version.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,7 +1,7 @@
 /* The audit's own environment: scheduler context (Slurm job, Kubernetes
  * pod) and the GPU/NCCL variables a job would inherit. Secrets never enter
  * facts: only an allow-list of variable names is read. */
-#include "collectors.h"
+#include "collect/collectors.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,9 +5,9 @@
  *
  * Facts: {module_loaded: bool|null, dev_node: bool, libraries: [paths],
  * version: "2.4"|null (from the library file name), searched: [dirs]}. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <stdlib.h>
 #include <string.h>
 

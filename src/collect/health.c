@@ -3,10 +3,10 @@
  * process) and LBNL Node Health Check. Only presence and versions are
  * read: nothing here runs a diagnostic, and nhc itself is never executed
  * (it can mark the node offline in the scheduler). */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

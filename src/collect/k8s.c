@@ -12,10 +12,10 @@
  * hold a token), and the extractors in src/parse/k8s.c keep named fields
  * only. The API server name is resolved with getaddrinfo (a name lookup, no
  * connection); under --sysroot only the tree's /etc/hosts is consulted. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/k8s.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/k8s.h"
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdlib.h>
@@ -145,22 +145,6 @@ static json_t *map_items(const json_t *items, json_t *(*fn)(const json_t *))
 	return out;
 }
 
-static int has_string(const json_t *arr, const char *s)
-{
-	size_t i;
-	json_t *v;
-	json_array_foreach(arr, i, v)
-		if (json_string_value(v) && !strcmp(json_string_value(v), s))
-			return 1;
-	return 0;
-}
-
-static void add_unique(json_t *arr, const char *s)
-{
-	if (s && !has_string(arr, s))
-		json_array_append_new(arr, json_string(s));
-}
-
 static void collect_server(struct col_run *c, const struct kube *k)
 {
 	struct cmd_result res;
@@ -214,7 +198,7 @@ static void collect_server(struct col_run *c, const struct kube *k)
 								 : (const void *)&((struct sockaddr_in6 *)p->ai_addr)->sin6_addr;
 			if ((p->ai_family == AF_INET || p->ai_family == AF_INET6) &&
 			    inet_ntop(p->ai_family, a, buf, sizeof buf))
-				add_unique(addrs, buf);
+				fact_add_unique(addrs, buf);
 		}
 		if (ai)
 			freeaddrinfo(ai);
@@ -275,7 +259,7 @@ static json_t *kube_crd_names(struct col_run *c, const struct kube *k)
 		const char *slash = strrchr(line, '/');
 		char *name = str_sanitize(slash ? slash + 1 : line, strlen(slash ? slash + 1 : line));
 		if (*name)
-			add_unique(out, name);
+			fact_add_unique(out, name);
 		free(name);
 	}
 	cmd_result_free(&res);
@@ -286,9 +270,134 @@ static json_t *kube_crd_names(struct col_run *c, const struct kube *k)
 static json_t *crd_items(struct col_run *c, const struct kube *k, const json_t *crds, const char *crd, int all_ns,
 			 const char *key)
 {
-	if (!crds || !has_string(crds, crd))
+	if (!crds || !k8s_list_has(crds, crd, NULL))
 		return NULL;
 	return kube_list(c, k, crd, all_ns, key, NULL);
+}
+
+/* The objects of an optional CRD as the fact `key`, each as fn makes it. */
+static void crd_map(struct col_run *c, const struct kube *k, const json_t *crds, const char *crd, int all_ns,
+		    const char *key, json_t *(*fn)(const json_t *))
+{
+	json_t *items = crd_items(c, k, crds, crd, all_ns, key);
+	json_object_set_new(c->facts, key, map_items(items, fn));
+	json_decref(items);
+}
+
+/* A Kueue Topology: {name, levels: [node labels, in the Topology's order]}. */
+static json_t *kueue_topology_facts(const json_t *it)
+{
+	json_t *t = json_object(), *levels = json_array();
+	size_t j;
+	json_t *l;
+	json_array_foreach(json_object_get(json_object_get(it, "spec"), "levels"), j, l)
+		fact_add_unique(levels, json_string_value(json_object_get(l, "nodeLabel")));
+	json_object_set_new(t, "name", json_string(json_string_value(json_object_get(json_object_get(it, "metadata"), "name")) ?: "?"));
+	json_object_set_new(t, "levels", levels);
+	return t;
+}
+
+/* A SriovNetworkNodePolicy as the shape k8s_rdma_patterns() reads: the
+ * name and the spec fields that say RDMA, nothing else. */
+static json_t *sriov_policy_facts(const json_t *it)
+{
+	json_t *spec = json_object_get(it, "spec"), *p = json_object(), *ps = json_object();
+	static const char *const keys[] = { "resourceName", "linkType", "eSwitchMode", "deviceType" };
+	for (int kk = 0; kk < 4; kk++)
+		fact_set_str(ps, keys[kk], json_string_value(json_object_get(spec, keys[kk])));
+	json_object_set_new(ps, "isRdma", json_boolean(json_is_true(json_object_get(spec, "isRdma"))));
+	json_t *md = json_object();
+	fact_set_str(md, "name", json_string_value(json_object_get(json_object_get(it, "metadata"), "name")));
+	json_object_set_new(p, "metadata", md);
+	json_object_set_new(p, "spec", ps);
+	return p;
+}
+
+/* How many objects of an optional CRD there are, as the fact `key`. */
+static void crd_count(struct col_run *c, const struct kube *k, const json_t *crds, const char *crd, int all_ns,
+		      const char *key)
+{
+	json_t *items = crd_items(c, k, crds, crd, all_ns, key);
+	json_object_set_new(c->facts, key, items ? json_integer((json_int_t)json_array_size(items)) : json_null());
+	json_decref(items);
+}
+
+/* NetworkPolicies: how many, and in which namespaces. */
+static void collect_networkpolicies(struct col_run *c, const struct kube *k)
+{
+	json_t *items = kube_list(c, k, "networkpolicies", 1, "networkpolicies", NULL);
+	if (items) {
+		json_t *np = json_object(), *ns = json_array();
+		size_t i;
+		json_t *it;
+		json_array_foreach(items, i, it)
+			fact_add_unique(ns, json_string_value(json_object_get(json_object_get(it, "metadata"), "namespace")));
+		json_object_set_new(np, "count", json_integer((json_int_t)json_array_size(items)));
+		json_object_set_new(np, "namespaces", ns);
+		json_object_set_new(c->facts, "networkpolicies", np);
+	} else {
+		fact_set_null(c->facts, "networkpolicies");
+	}
+	json_decref(items);
+}
+
+/* DRA ResourceSlices: their drivers and nodes, or that the API is absent. */
+static void collect_resourceslices(struct col_run *c, const struct kube *k)
+{
+	int absent = 0;
+	json_t *items = kube_list(c, k, "resourceslices", 0, "resourceslices", &absent);
+	if (items || absent) {
+		json_t *rs = json_object(), *drivers = json_array(), *rnodes = json_array();
+		size_t i;
+		json_t *it;
+		json_array_foreach(items, i, it) {
+			json_t *spec = json_object_get(it, "spec");
+			fact_add_unique(drivers, json_string_value(json_object_get(spec, "driver")));
+			fact_add_unique(rnodes, json_string_value(json_object_get(spec, "nodeName")));
+		}
+		json_object_set_new(rs, "api", json_boolean(!absent));
+		json_object_set_new(rs, "count", json_integer((json_int_t)json_array_size(items)));
+		json_object_set_new(rs, "drivers", drivers);
+		json_object_set_new(rs, "nodes", rnodes);
+		json_object_set_new(c->facts, "resourceslices", rs);
+		if (absent) /* no DRA API is a fact, not a failed read */
+			json_object_del(json_object_get(c->facts, "unread"), "resourceslices");
+	} else {
+		fact_set_null(c->facts, "resourceslices");
+	}
+	json_decref(items);
+}
+
+/* Optional CRDs: absent CRD = null, objects = count or compact list */
+static void collect_optional_crds(struct col_run *c, const struct kube *k, const json_t *crds)
+{
+	crd_count(c, k, crds, "computedomains.resource.nvidia.com", 1, "computedomains");
+
+	crd_map(c, k, crds, "topologies.kueue.x-k8s.io", 0, "kueue_topologies", kueue_topology_facts);
+
+	crd_count(c, k, crds, "hypernodes.topology.volcano.sh", 0, "volcano_hypernodes");
+
+	json_t *items = crd_items(c, k, crds, "nicclusterpolicies.mellanox.com", 0, "nicclusterpolicy");
+	if (items && json_array_size(items)) {
+		/* which sub-components are deployed (the keys), never their config */
+		json_t *spec = json_object_get(json_array_get(items, 0), "spec"), *keys = json_object();
+		const char *key;
+		json_t *v;
+		json_object_foreach(spec, key, v)
+			if (json_is_object(v))
+				json_object_set_new(keys, key, json_object());
+		json_object_set_new(c->facts, "nicclusterpolicy", keys);
+	} else {
+		fact_set_null(c->facts, "nicclusterpolicy");
+	}
+	json_decref(items);
+
+	crd_map(c, k, crds, "sriovnetworknodepolicies.sriovnetwork.openshift.io", 1, "sriov_policies",
+		sriov_policy_facts);
+
+	int kai = crds && (k8s_list_has(crds, "queues.scheduling.run.ai", "podgroups.scheduling.run.ai") ||
+			   k8s_list_has(crds, "topologies.kai.scheduler", NULL));
+	json_object_set_new(c->facts, "kai_scheduler", crds ? json_boolean(kai) : json_null());
 }
 
 void collect_k8s(struct audit_ctx *ctx, struct col_run *c)
@@ -332,20 +441,7 @@ void collect_k8s(struct audit_ctx *ctx, struct col_run *c)
 	json_object_set_new(c->facts, "limitranges", map_items(items, k8s_limitrange_facts));
 	json_decref(items);
 
-	items = kube_list(c, &k, "networkpolicies", 1, "networkpolicies", NULL);
-	if (items) {
-		json_t *np = json_object(), *ns = json_array();
-		size_t i;
-		json_t *it;
-		json_array_foreach(items, i, it)
-			add_unique(ns, json_string_value(json_object_get(json_object_get(it, "metadata"), "namespace")));
-		json_object_set_new(np, "count", json_integer((json_int_t)json_array_size(items)));
-		json_object_set_new(np, "namespaces", ns);
-		json_object_set_new(c->facts, "networkpolicies", np);
-	} else {
-		fact_set_null(c->facts, "networkpolicies");
-	}
-	json_decref(items);
+	collect_networkpolicies(c, &k);
 
 	items = kube_list(c, &k, "daemonsets", 1, "daemonsets", NULL);
 	json_object_set_new(c->facts, "daemonsets", map_items(items, k8s_daemonset_facts));
@@ -359,100 +455,7 @@ void collect_k8s(struct audit_ctx *ctx, struct col_run *c)
 
 	json_t *crds = kube_crd_names(c, &k);
 	json_object_set_new(c->facts, "crds", crds ? json_incref(crds) : json_null());
-
-	int absent = 0;
-	items = kube_list(c, &k, "resourceslices", 0, "resourceslices", &absent);
-	if (items || absent) {
-		json_t *rs = json_object(), *drivers = json_array(), *rnodes = json_array();
-		size_t i;
-		json_t *it;
-		json_array_foreach(items, i, it) {
-			json_t *spec = json_object_get(it, "spec");
-			add_unique(drivers, json_string_value(json_object_get(spec, "driver")));
-			add_unique(rnodes, json_string_value(json_object_get(spec, "nodeName")));
-		}
-		json_object_set_new(rs, "api", json_boolean(!absent));
-		json_object_set_new(rs, "count", json_integer((json_int_t)json_array_size(items)));
-		json_object_set_new(rs, "drivers", drivers);
-		json_object_set_new(rs, "nodes", rnodes);
-		json_object_set_new(c->facts, "resourceslices", rs);
-		if (absent) /* no DRA API is a fact, not a failed read */
-			json_object_del(json_object_get(c->facts, "unread"), "resourceslices");
-	} else {
-		fact_set_null(c->facts, "resourceslices");
-	}
-	json_decref(items);
-
-	/* Optional CRDs: absent CRD = null, objects = count or compact list */
-	items = crd_items(c, &k, crds, "computedomains.resource.nvidia.com", 1, "computedomains");
-	json_object_set_new(c->facts, "computedomains", items ? json_integer((json_int_t)json_array_size(items)) : json_null());
-	json_decref(items);
-
-	items = crd_items(c, &k, crds, "topologies.kueue.x-k8s.io", 0, "kueue_topologies");
-	if (items) {
-		json_t *tops = json_array();
-		size_t i;
-		json_t *it;
-		json_array_foreach(items, i, it) {
-			json_t *t = json_object(), *levels = json_array();
-			size_t j;
-			json_t *l;
-			json_array_foreach(json_object_get(json_object_get(it, "spec"), "levels"), j, l)
-				add_unique(levels, json_string_value(json_object_get(l, "nodeLabel")));
-			json_object_set_new(t, "name", json_string(json_string_value(json_object_get(json_object_get(it, "metadata"), "name")) ?: "?"));
-			json_object_set_new(t, "levels", levels);
-			json_array_append_new(tops, t);
-		}
-		json_object_set_new(c->facts, "kueue_topologies", tops);
-	} else {
-		fact_set_null(c->facts, "kueue_topologies");
-	}
-	json_decref(items);
-
-	items = crd_items(c, &k, crds, "hypernodes.topology.volcano.sh", 0, "volcano_hypernodes");
-	json_object_set_new(c->facts, "volcano_hypernodes", items ? json_integer((json_int_t)json_array_size(items)) : json_null());
-	json_decref(items);
-
-	items = crd_items(c, &k, crds, "nicclusterpolicies.mellanox.com", 0, "nicclusterpolicy");
-	if (items && json_array_size(items)) {
-		/* which sub-components are deployed (the keys), never their config */
-		json_t *spec = json_object_get(json_array_get(items, 0), "spec"), *keys = json_object();
-		const char *key;
-		json_t *v;
-		json_object_foreach(spec, key, v)
-			if (json_is_object(v))
-				json_object_set_new(keys, key, json_object());
-		json_object_set_new(c->facts, "nicclusterpolicy", keys);
-	} else {
-		fact_set_null(c->facts, "nicclusterpolicy");
-	}
-	json_decref(items);
-
-	items = crd_items(c, &k, crds, "sriovnetworknodepolicies.sriovnetwork.openshift.io", 1, "sriov_policies");
-	if (items) {
-		json_t *pols = json_array();
-		size_t i;
-		json_t *it;
-		json_array_foreach(items, i, it) {
-			json_t *spec = json_object_get(it, "spec"), *p = json_object(), *ps = json_object();
-			static const char *const keys[] = { "resourceName", "linkType", "eSwitchMode", "deviceType" };
-			for (int kk = 0; kk < 4; kk++)
-				fact_set_str(ps, keys[kk], json_string_value(json_object_get(spec, keys[kk])));
-			json_object_set_new(ps, "isRdma", json_boolean(json_is_true(json_object_get(spec, "isRdma"))));
-			json_t *md = json_object();
-			fact_set_str(md, "name", json_string_value(json_object_get(json_object_get(it, "metadata"), "name")));
-			json_object_set_new(p, "metadata", md);
-			json_object_set_new(p, "spec", ps);
-			json_array_append_new(pols, p);
-		}
-		json_object_set_new(c->facts, "sriov_policies", pols);
-	} else {
-		fact_set_null(c->facts, "sriov_policies");
-	}
-	json_decref(items);
-
-	int kai = crds && (has_string(crds, "queues.scheduling.run.ai") || has_string(crds, "podgroups.scheduling.run.ai") ||
-			   has_string(crds, "topologies.kai.scheduler"));
-	json_object_set_new(c->facts, "kai_scheduler", crds ? json_boolean(kai) : json_null());
+	collect_resourceslices(c, &k);
+	collect_optional_crds(c, &k, crds);
 	json_decref(crds);
 }

@@ -2,10 +2,10 @@
  * disk, and whether the distribution asked for a reboot. A node that
  * installed a fixed kernel but never rebooted into it is still exposed,
  * which is the case the audit method saw take a node down. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../policy/version.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "policy/version.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,9 +90,10 @@ static char *signature_package_version(const char *sig)
 	return tok;
 }
 
-void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
+/* The running release (from the os facts, else /proc), its flavour and ABI.
+ * *rflav points into the returned string. */
+static char *kernel_running(struct audit_ctx *ctx, struct col_run *c, json_t *f, const char **rflav)
 {
-	json_t *f = c->facts;
 	enum col_state ost;
 	json_t *os = facts_get(ctx, "os", &ost);
 	char *running = NULL;
@@ -101,11 +102,11 @@ void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
 	else
 		running = col_read(c, "/proc/sys/kernel/osrelease");
 	fact_set_str(f, "running", running);
-	const char *rflav = "";
+	*rflav = "";
 	if (running) {
 		size_t bl;
-		kernel_release_split(running, &bl, &rflav);
-		fact_set_str(f, "running_flavour", rflav);
+		kernel_release_split(running, &bl, rflav);
+		fact_set_str(f, "running_flavour", *rflav);
 		long abi = kernel_release_abi(running);
 		if (abi >= 0)
 			fact_set_int(f, "running_abi", abi);
@@ -115,18 +116,13 @@ void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
 		fact_set_null(f, "running_flavour");
 		fact_set_null(f, "running_abi");
 	}
+	return running;
+}
 
-	/* Ubuntu names the exact package build here; the release string only
-	 * carries the ABI, and security fixes land per upload. */
-	char *sig = col_read_quiet("/proc/version_signature");
-	fact_set_str(f, "version_signature", sig);
-	char *pkgver = sig ? signature_package_version(sig) : NULL;
-	fact_set_str(f, "package_version", pkgver);
-	if (sig)
-		col_evidence_file(c, "/proc/version_signature", sig);
-	free(sig);
-	free(pkgver);
-
+/* The kernels under /lib/modules, and the newest bootable one of the
+ * running flavour. */
+static void kernel_installed(struct col_run *c, json_t *f, const char *running, const char *rflav)
+{
 	char **names = NULL;
 	size_t n = 0;
 	json_t *inst = json_array();
@@ -165,8 +161,11 @@ void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
 	else
 		fact_set_null(f, "newer_installed");
 	sr_list_free(names, n);
+}
 
-	/* update-notifier writes these; /var/run is normally a link to /run */
+/* update-notifier writes these; /var/run is normally a link to /run */
+static void kernel_reboot_required(struct col_run *c, json_t *f)
+{
 	const char *rr = NULL;
 	if (sr_exists("/var/run/reboot-required"))
 		rr = "/var/run/reboot-required";
@@ -191,6 +190,27 @@ void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
 		free(pp);
 	}
 	json_object_set_new(f, "reboot_required_pkgs", pkgs);
+}
+
+void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
+{
+	json_t *f = c->facts;
+	const char *rflav;
+	char *running = kernel_running(ctx, c, f, &rflav);
+
+	/* Ubuntu names the exact package build here; the release string only
+	 * carries the ABI, and security fixes land per upload. */
+	char *sig = col_read_quiet("/proc/version_signature");
+	fact_set_str(f, "version_signature", sig);
+	char *pkgver = sig ? signature_package_version(sig) : NULL;
+	fact_set_str(f, "package_version", pkgver);
+	if (sig)
+		col_evidence_file(c, "/proc/version_signature", sig);
+	free(sig);
+	free(pkgver);
+
+	kernel_installed(c, f, running, rflav);
+	kernel_reboot_required(c, f);
 
 	if (!running)
 		col_set_state(c, COL_FAILED, "the running kernel release could not be read");

@@ -1,8 +1,8 @@
 /* Kubelet node-local state: the CPU manager policy decides whether GPU pods
  * get exclusive cores (static) or share every core (none). */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>

@@ -5,9 +5,9 @@
  * without root: the proprietary one taints 'P', the open one (Dual MIT/GPL)
  * does not. A listing that is empty or in no known format leaves the
  * collector FAILED (unparseable): every answer it would give is unknown. */
-#include "collectors.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
+#include "collect/collectors.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

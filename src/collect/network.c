@@ -4,9 +4,9 @@
  * HCAs and netdevs are tied together by PCI address, the one key both
  * trees share whatever the udev naming. Drivers come from the pci
  * collector when it knows the function, else from the driver link. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>

@@ -7,9 +7,9 @@
  * count, with_cpus, memory_only: [node ids]}. cpus and memory_only are null
  * where the node's cpulist is malformed or contradicts has_cpu, and then
  * with_cpus is null too (unknown, not one fewer). */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -91,6 +91,48 @@ static int node_memtotal(const char *text, long long *kb)
 	return 0;
 }
 
+/* A node's CPUs from its cpulist, -1 when unread or when has_cpu disagrees. */
+static long numa_node_cpus(struct col_run *c, const char *e, long id, const char *has_cpu, json_t *nd)
+{
+	char *p = xasprintf(NODE_DIR "/%s/cpulist", e);
+	char *cl = col_read(c, p);
+	free(p);
+	long cpus = cl ? cpulist_count(cl) : -1;
+	int listed = has_cpu ? nodelist_has(has_cpu, id) : -1;
+	if (cpus >= 0 && listed >= 0 && (cpus > 0) != listed) {
+		col_evidence_note(c, "node%ld: cpulist '%s' and has_cpu '%s' disagree: CPUs unknown", id, cl,
+				  has_cpu);
+		cpus = -1;
+	}
+	fact_set_str(nd, "cpulist", cl);
+	if (cpus >= 0)
+		fact_set_int(nd, "cpus", cpus);
+	else
+		fact_set_null(nd, "cpus");
+	free(cl);
+	return cpus;
+}
+
+/* A node's MemTotal; returns whether it was read. */
+static int numa_node_mem(struct col_run *c, const char *e, json_t *nd, long long *kb)
+{
+	char *p = xasprintf(NODE_DIR "/%s/meminfo", e);
+	char *mi = col_read_quiet(p);
+	*kb = 0;
+	int mem_ok = mi && node_memtotal(mi, kb) == 0;
+	if (mem_ok) {
+		fact_set_int(nd, "mem_total_kb", *kb);
+		char *line = xasprintf("MemTotal %lld kB", *kb);
+		col_evidence_file(c, p, line);
+		free(line);
+	} else {
+		fact_set_null(nd, "mem_total_kb");
+	}
+	free(mi);
+	free(p);
+	return mem_ok;
+}
+
 void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 {
 	(void)ctx;
@@ -120,37 +162,9 @@ void collect_numa(struct audit_ctx *ctx, struct col_run *c)
 		long id = strtol(e + 4, NULL, 10);
 		json_t *nd = json_object();
 		fact_set_int(nd, "node", id);
-		char *p = xasprintf(NODE_DIR "/%s/cpulist", e);
-		char *cl = col_read(c, p);
-		free(p);
-		long cpus = cl ? cpulist_count(cl) : -1;
-		int listed = has_cpu ? nodelist_has(has_cpu, id) : -1;
-		if (cpus >= 0 && listed >= 0 && (cpus > 0) != listed) {
-			col_evidence_note(c, "node%ld: cpulist '%s' and has_cpu '%s' disagree: CPUs unknown", id, cl,
-					  has_cpu);
-			cpus = -1;
-		}
-		fact_set_str(nd, "cpulist", cl);
-		if (cpus >= 0)
-			fact_set_int(nd, "cpus", cpus);
-		else
-			fact_set_null(nd, "cpus");
-		free(cl);
-
-		p = xasprintf(NODE_DIR "/%s/meminfo", e);
-		char *mi = col_read_quiet(p);
-		long long kb = 0;
-		int mem_ok = mi && node_memtotal(mi, &kb) == 0;
-		if (mem_ok) {
-			fact_set_int(nd, "mem_total_kb", kb);
-			char *line = xasprintf("MemTotal %lld kB", kb);
-			col_evidence_file(c, p, line);
-			free(line);
-		} else {
-			fact_set_null(nd, "mem_total_kb");
-		}
-		free(mi);
-		free(p);
+		long cpus = numa_node_cpus(c, e, id, has_cpu, nd);
+		long long kb;
+		int mem_ok = numa_node_mem(c, e, nd, &kb);
 		if (cpus > 0)
 			with_cpus++;
 		else if (cpus < 0)

@@ -2,12 +2,12 @@
  * driver's /proc files (module version, open or proprietary, loaded
  * parameters) and the modprobe.d options the next driver load will use.
  * Every GPU check reads these facts; nvidia-smi runs once per audit. */
-#include "collectors.h"
-#include "gpu_models.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/nvsmi.h"
-#include "../parse/procfs.h"
+#include "collect/collectors.h"
+#include "policy/gpu_models.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/nvsmi.h"
+#include "parse/procfs.h"
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -308,14 +308,10 @@ static int run_smi(struct audit_ctx *ctx, struct col_run *c, json_t *f, int *fou
 void collect_nvidia(struct audit_ctx *ctx, struct col_run *c)
 {
 	json_t *f = c->facts;
-	enum col_state pst;
-	json_t *pci = facts_get(ctx, "pci", &pst);
-	long long pci_gpus = -1;
+	long long pci_gpus = col_pci_gpus(ctx, "nvidia_gpus", NULL);
 
 	collect_procfs(c, f);
 	collect_modprobe(c, f);
-	if (pci && pst == COL_OK && fact_int(pci, "nvidia_gpus", &pci_gpus) != 0)
-		pci_gpus = -1;
 
 	int found = 0;
 	int have_rows = run_smi(ctx, c, f, &found);

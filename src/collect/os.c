@@ -1,10 +1,10 @@
 /* Host identity and environment: the facts target detection and almost
  * every check lean on. All reads go through the sysroot; privilege comes
  * from `id -u` so fixtures can record it like any other tool. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,24 +30,11 @@ static int known_arch(const char *s)
 	return 0;
 }
 
-void collect_os(struct audit_ctx *ctx, struct col_run *c)
+/* arch, and the cpu facts it may come from. Returns cpu (now held by f). */
+static json_t *os_arch_cpu(struct col_run *c, json_t *f)
 {
-	(void)ctx;
-	json_t *f = c->facts;
-	char *s;
-
-	s = col_read(c, "/proc/sys/kernel/hostname");
-	if (!s)
-		s = col_read(c, "/etc/hostname");
-	fact_set_str(f, "hostname", s);
-	free(s);
-
-	s = col_read(c, "/proc/sys/kernel/osrelease");
-	fact_set_str(f, "kernel_release", s);
-	free(s);
-
 	/* /proc/sys/kernel/arch exists on 6.1+; older kernels leave it to cpuinfo */
-	s = col_read_quiet("/proc/sys/kernel/arch");
+	char *s = col_read_quiet("/proc/sys/kernel/arch");
 	if (s && !known_arch(s)) {
 		/* read but not a machine name uname(2) reports: unknown, ask cpuinfo */
 		col_evidence_note(c, "/proc/sys/kernel/arch is not a machine name: not used");
@@ -68,7 +55,11 @@ void collect_os(struct audit_ctx *ctx, struct col_run *c)
 		col_evidence_file(c, "/proc/cpuinfo", NULL);
 	free(cpuinfo);
 	json_object_set_new(f, "cpu", cpu);
+	return cpu;
+}
 
+static void os_release(struct col_run *c, json_t *f)
+{
 	char *osr = col_read(c, "/etc/os-release");
 	if (!osr)
 		osr = col_read(c, "/usr/lib/os-release");
@@ -79,19 +70,11 @@ void collect_os(struct audit_ctx *ctx, struct col_run *c)
 	fact_set_str(f, "os_pretty", json_string_value(json_object_get(os, "PRETTY_NAME")));
 	fact_set_str(f, "os_codename", json_string_value(json_object_get(os, "VERSION_CODENAME")));
 	json_decref(os);
+}
 
-	char *mi = col_read_quiet("/proc/meminfo");
-	if (mi) {
-		json_t *m = parse_meminfo(mi, strlen(mi));
-		json_t *tot = json_object_get(m, "MemTotal");
-		json_object_set(f, "mem_total_kb", tot ? tot : json_null());
-		json_decref(m);
-	} else {
-		fact_set_null(f, "mem_total_kb");
-	}
-	free(mi);
-
-	/* Virtualization: DMI strings and the cpuinfo hypervisor flag. */
+/* Virtualization: DMI strings and the cpuinfo hypervisor flag. */
+static void os_virt(json_t *f, const json_t *cpu)
+{
 	json_t *dmi = json_object();
 	static const char *const dmi_keys[] = { "sys_vendor", "product_name", "board_vendor", "bios_vendor", NULL };
 	const char *virt = NULL;
@@ -110,8 +93,11 @@ void collect_os(struct audit_ctx *ctx, struct col_run *c)
 	fact_set_bool(f, "hypervisor_flag", hyper_flag);
 	fact_set_str(f, "virtualization", virt ? virt : (hyper_flag ? "unknown-hypervisor" : NULL));
 	fact_set_bool(f, "is_vm", virt != NULL || hyper_flag);
+}
 
-	/* Container markers, as container runtimes leave them. */
+/* Container markers, as container runtimes leave them. */
+static void os_container(json_t *f)
+{
 	json_t *markers = json_array();
 	if (sr_exists("/.dockerenv"))
 		json_array_append_new(markers, json_string("/.dockerenv"));
@@ -143,8 +129,11 @@ void collect_os(struct audit_ctx *ctx, struct col_run *c)
 	}
 	fact_set_bool(f, "is_container", json_array_size(markers) > 0);
 	json_object_set_new(f, "container_markers", markers);
+}
 
-	/* Privileges: uid from `id -u`; unknown stays null. */
+/* Privileges: uid from `id -u`; unknown stays null. */
+static void os_uid(struct col_run *c, json_t *f)
+{
 	const char *argv[] = { "id", "-u", NULL };
 	struct cmd_result r;
 	col_run_cmd(c, argv, 3000, &r);
@@ -164,4 +153,39 @@ void collect_os(struct audit_ctx *ctx, struct col_run *c)
 		fact_set_null(f, "is_root");
 	}
 	cmd_result_free(&r);
+}
+
+void collect_os(struct audit_ctx *ctx, struct col_run *c)
+{
+	(void)ctx;
+	json_t *f = c->facts;
+	char *s;
+
+	s = col_read(c, "/proc/sys/kernel/hostname");
+	if (!s)
+		s = col_read(c, "/etc/hostname");
+	fact_set_str(f, "hostname", s);
+	free(s);
+
+	s = col_read(c, "/proc/sys/kernel/osrelease");
+	fact_set_str(f, "kernel_release", s);
+	free(s);
+
+	const json_t *cpu = os_arch_cpu(c, f);
+	os_release(c, f);
+
+	char *mi = col_read_quiet("/proc/meminfo");
+	if (mi) {
+		json_t *m = parse_meminfo(mi, strlen(mi));
+		json_t *tot = json_object_get(m, "MemTotal");
+		json_object_set(f, "mem_total_kb", tot ? tot : json_null());
+		json_decref(m);
+	} else {
+		fact_set_null(f, "mem_total_kb");
+	}
+	free(mi);
+
+	os_virt(f, cpu);
+	os_container(f);
+	os_uid(c, f);
 }

@@ -13,11 +13,11 @@
  * counts are lower bounds by that much),
  * iommu: {groups, types: {type: n}, cmdline: {...}}}. numa_node keeps the
  * kernel's -1 ("no proximity information"); null means unreadable. */
-#include "collectors.h"
-#include "pci_acs.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
+#include "collect/collectors.h"
+#include "collect/pci_acs.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -245,6 +245,123 @@ static void upstream_chain(json_t *d, const char *bdf)
 	json_object_set_new(d, "upstream", up);
 }
 
+/* What the functions add up to, over the whole bus. */
+struct pci_tally {
+	long nv, amd, mlx, rdma, gpus, nics, unidentified;
+	int short_reads, bridges;
+	json_t *group_types; /* IOMMU group -> its type, each read once */
+};
+
+/* vendor, device, class, and from them the function's kind. */
+static const char *pci_kind(json_t *d, const char *base, struct pci_tally *t)
+{
+	char *p = xasprintf("%s/vendor", base);
+	long vendor = read_hex_fact(d, "vendor", p, 4);
+	free(p);
+	p = xasprintf("%s/device", base);
+	long device = read_hex_fact(d, "device", p, 4);
+	free(p);
+	p = xasprintf("%s/class", base);
+	long cls = read_hex_fact(d, "class", p, 6);
+	free(p);
+
+	const char *kind = "other";
+	/* vendor or class unread: the function could be anything, so the
+	 * counts below are lower bounds (the unidentified fact says by how much) */
+	if (vendor < 0 || cls < 0) {
+		kind = "unidentified";
+		t->unidentified++;
+	}
+	if (vendor >= 0 && cls >= 0) {
+		if (is_gpu(vendor, cls)) {
+			kind = "gpu";
+			t->gpus++;
+			t->nv += vendor == 0x10de;
+			t->amd += vendor == 0x1002;
+		} else if (is_nic(cls)) {
+			kind = "nic";
+			t->nics++;
+			t->mlx += vendor == 0x15b3 && ((cls >> 8) == 0x0200 || (cls >> 8) == 0x0207);
+			t->rdma += is_rdma_nic(vendor, device, cls);
+		} else if ((cls >> 8) == 0x0604) {
+			kind = "bridge";
+		}
+	}
+	fact_set_str(d, "kind", kind);
+	if (strcmp(kind, "nic") == 0)
+		fact_set_bool(d, "rdma", is_rdma_nic(vendor, device, cls));
+	return kind;
+}
+
+static void pci_iommu_group(json_t *d, const char *base, json_t *group_types)
+{
+	char *p = xasprintf("%s/iommu_group", base);
+	char *grp = sr_link_basename(p);
+	free(p);
+	char *end = NULL;
+	long g = grp ? strtol(grp, &end, 10) : -1;
+	if (grp && end != grp && *end == 0) {
+		fact_set_int(d, "iommu_group", g);
+		json_t *t = json_object_get(group_types, grp);
+		if (!t) {
+			char *tp = xasprintf(IOMMU_GROUPS "/%s/type", grp);
+			char *ts = col_read_quiet(tp);
+			t = ts ? json_string(ts) : json_null();
+			json_object_set_new(group_types, grp, t);
+			free(ts);
+			free(tp);
+		}
+		json_object_set(d, "iommu_group_type", t);
+	} else {
+		fact_set_null(d, "iommu_group");
+		fact_set_null(d, "iommu_group_type");
+	}
+	free(grp);
+}
+
+/* One function's facts, read from its sysfs directory. */
+static json_t *pci_device(struct col_run *c, const char *bdf, struct pci_tally *t)
+{
+	char *base = xasprintf(PCI_DEVICES "/%s", bdf);
+	json_t *d = json_object();
+	fact_set_str(d, "bdf", bdf);
+	const char *kind = pci_kind(d, base, t);
+
+	char *p = xasprintf("%s/driver", base);
+	char *drv = sr_link_basename(p);
+	fact_set_str(d, "driver", drv);
+	free(drv);
+	free(p);
+
+	long long numa;
+	p = xasprintf("%s/numa_node", base);
+	if (sr_read_ll(p, &numa) == 0)
+		fact_set_int(d, "numa_node", numa);
+	else
+		fact_set_null(d, "numa_node");
+	free(p);
+
+	pci_iommu_group(d, base, t->group_types);
+
+	static const char *const speeds[] = { "current_link_speed", "max_link_speed" };
+	static const char *const widths[] = { "current_link_width", "max_link_width" };
+	for (int k = 0; k < 2; k++) {
+		p = xasprintf("%s/%s", base, speeds[k]);
+		link_fact(d, speeds[k], p);
+		free(p);
+		p = xasprintf("%s/%s", base, widths[k]);
+		width_fact(d, widths[k], p);
+		free(p);
+	}
+	upstream_chain(d, bdf);
+	if (strcmp(kind, "bridge") == 0) {
+		t->bridges++;
+		bridge_facts(c, d, base, &t->short_reads);
+	}
+	free(base);
+	return d;
+}
+
 void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 {
 	(void)ctx;
@@ -262,123 +379,27 @@ void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 		return;
 	}
 
-	json_t *f = c->facts, *devs = json_array(), *group_types = json_object();
-	long nv = 0, amd = 0, mlx = 0, rdma = 0, gpus = 0, nics = 0, unidentified = 0;
-	int short_reads = 0, bridges = 0;
-	for (size_t i = 0; i < n; i++) {
-		const char *bdf = names[i];
-		if (!is_bdf(bdf))
-			continue;
-		char *base = xasprintf(PCI_DEVICES "/%s", bdf);
-		json_t *d = json_object();
-		fact_set_str(d, "bdf", bdf);
-		char *p = xasprintf("%s/vendor", base);
-		long vendor = read_hex_fact(d, "vendor", p, 4);
-		free(p);
-		p = xasprintf("%s/device", base);
-		long device = read_hex_fact(d, "device", p, 4);
-		free(p);
-		p = xasprintf("%s/class", base);
-		long cls = read_hex_fact(d, "class", p, 6);
-		free(p);
-
-		const char *kind = "other";
-		/* vendor or class unread: the function could be anything, so the
-		 * counts below are lower bounds (the unidentified fact says by how much) */
-		if (vendor < 0 || cls < 0) {
-			kind = "unidentified";
-			unidentified++;
-		}
-		if (vendor >= 0 && cls >= 0) {
-			if (is_gpu(vendor, cls)) {
-				kind = "gpu";
-				gpus++;
-				nv += vendor == 0x10de;
-				amd += vendor == 0x1002;
-			} else if (is_nic(cls)) {
-				kind = "nic";
-				nics++;
-				mlx += vendor == 0x15b3 && ((cls >> 8) == 0x0200 || (cls >> 8) == 0x0207);
-				rdma += is_rdma_nic(vendor, device, cls);
-			} else if ((cls >> 8) == 0x0604) {
-				kind = "bridge";
-			}
-		}
-		fact_set_str(d, "kind", kind);
-		if (strcmp(kind, "nic") == 0)
-			fact_set_bool(d, "rdma", is_rdma_nic(vendor, device, cls));
-
-		p = xasprintf("%s/driver", base);
-		char *drv = sr_link_basename(p);
-		fact_set_str(d, "driver", drv);
-		free(drv);
-		free(p);
-
-		long long numa;
-		p = xasprintf("%s/numa_node", base);
-		if (sr_read_ll(p, &numa) == 0)
-			fact_set_int(d, "numa_node", numa);
-		else
-			fact_set_null(d, "numa_node");
-		free(p);
-
-		p = xasprintf("%s/iommu_group", base);
-		char *grp = sr_link_basename(p);
-		free(p);
-		char *end = NULL;
-		long g = grp ? strtol(grp, &end, 10) : -1;
-		if (grp && end != grp && *end == 0) {
-			fact_set_int(d, "iommu_group", g);
-			json_t *t = json_object_get(group_types, grp);
-			if (!t) {
-				char *tp = xasprintf(IOMMU_GROUPS "/%s/type", grp);
-				char *ts = col_read_quiet(tp);
-				t = ts ? json_string(ts) : json_null();
-				json_object_set_new(group_types, grp, t);
-				free(ts);
-				free(tp);
-			}
-			json_object_set(d, "iommu_group_type", t);
-		} else {
-			fact_set_null(d, "iommu_group");
-			fact_set_null(d, "iommu_group_type");
-		}
-		free(grp);
-
-		static const char *const speeds[] = { "current_link_speed", "max_link_speed" };
-		static const char *const widths[] = { "current_link_width", "max_link_width" };
-		for (int k = 0; k < 2; k++) {
-			p = xasprintf("%s/%s", base, speeds[k]);
-			link_fact(d, speeds[k], p);
-			free(p);
-			p = xasprintf("%s/%s", base, widths[k]);
-			width_fact(d, widths[k], p);
-			free(p);
-		}
-		upstream_chain(d, bdf);
-		if (strcmp(kind, "bridge") == 0) {
-			bridges++;
-			bridge_facts(c, d, base, &short_reads);
-		}
-		json_array_append_new(devs, d);
-		free(base);
-	}
+	json_t *f = c->facts, *devs = json_array();
+	struct pci_tally t = { .group_types = json_object() };
+	for (size_t i = 0; i < n; i++)
+		if (is_bdf(names[i]))
+			json_array_append_new(devs, pci_device(c, names[i], &t));
 	sr_list_free(names, n);
 
 	json_object_set_new(f, "devices", devs);
-	fact_set_int(f, "nvidia_gpus", nv);
-	fact_set_int(f, "amd_gpus", amd);
-	fact_set_int(f, "gpus", gpus);
-	fact_set_int(f, "nics", nics);
-	fact_set_int(f, "mellanox_nics", mlx);
-	fact_set_int(f, "rdma_nics", rdma);
-	fact_set_int(f, "bridges", bridges);
-	fact_set_int(f, "unidentified", unidentified);
-	fact_set_int(f, "config_short_reads", short_reads);
-	iommu_facts(c, f, group_types);
-	json_decref(group_types);
+	fact_set_int(f, "nvidia_gpus", t.nv);
+	fact_set_int(f, "amd_gpus", t.amd);
+	fact_set_int(f, "gpus", t.gpus);
+	fact_set_int(f, "nics", t.nics);
+	fact_set_int(f, "mellanox_nics", t.mlx);
+	fact_set_int(f, "rdma_nics", t.rdma);
+	fact_set_int(f, "bridges", t.bridges);
+	fact_set_int(f, "unidentified", t.unidentified);
+	fact_set_int(f, "config_short_reads", t.short_reads);
+	iommu_facts(c, f, t.group_types);
+	json_decref(t.group_types);
 	col_evidence_note(c, "%zu PCI functions under %s: %ld GPU (%ld NVIDIA, %ld AMD), %ld NIC (%ld RDMA), %d bridges%s%s",
-			  json_array_size(devs), PCI_DEVICES, gpus, nv, amd, nics, rdma, bridges,
-			  short_reads ? "; bridge config space truncated to 64 bytes (unprivileged read)" : "",
-			  unidentified ? "; some functions unidentified (vendor or class unreadable)" : "");
+			  json_array_size(devs), PCI_DEVICES, t.gpus, t.nv, t.amd, t.nics, t.rdma, t.bridges,
+			  t.short_reads ? "; bridge config space truncated to 64 bytes (unprivileged read)" : "",
+			  t.unidentified ? "; some functions unidentified (vendor or class unreadable)" : "");
 }

@@ -2,8 +2,8 @@
  * layouts are those of the PCI Local Bus and PCI Express base
  * specifications; everything is read little endian, byte by byte, so the
  * code does not depend on host endianness or alignment. */
-#include "pci_acs.h"
-#include "../core/strbuf.h"
+#include "collect/pci_acs.h"
+#include "core/strbuf.h"
 #include <string.h>
 
 #define CFG_STD_SIZE 256

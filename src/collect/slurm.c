@@ -5,12 +5,12 @@
  * step (the prolog's cost; the only thing the audit schedules), `df` of the
  * slurmd spool directory, and an SSH BatchMode login to the first compute
  * node. Facts only: the Slurm checks grade them (src/checks/slurm.c). */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
-#include "../parse/slurm.h"
-#include "../parse/hostlist.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
+#include "parse/slurm.h"
+#include "parse/hostlist.h"
 #include <fnmatch.h>
 #include <libgen.h>
 #include <stdlib.h>
@@ -33,6 +33,17 @@ static long long seconds_of(const char *v)
 	char *end;
 	long long n = strtoll(v, &end, 10);
 	return end == v ? -1 : n;
+}
+
+/* A slurm.conf duration as the fact `key` in seconds; null when unset or
+ * not a number. */
+static void set_seconds(json_t *obj, const char *key, const json_t *config, const char *conf_key)
+{
+	long long n = seconds_of(cfg(config, conf_key));
+	if (n >= 0)
+		fact_set_int(obj, key, n);
+	else
+		fact_set_null(obj, key);
 }
 
 /* Run a Slurm client command; its stdout on success (caller frees), else NULL
@@ -226,11 +237,7 @@ static void collect_healthcheck(struct col_run *c, json_t *config, json_t *f)
 	json_t *h = json_object();
 	const char *prog = cfg(config, "HealthCheckProgram");
 	fact_set_str(h, "program", prog);
-	long long iv = seconds_of(cfg(config, "HealthCheckInterval"));
-	if (iv >= 0)
-		fact_set_int(h, "interval_s", iv);
-	else
-		fact_set_null(h, "interval_s");
+	set_seconds(h, "interval_s", config, "HealthCheckInterval");
 	fact_set_str(h, "node_state", cfg(config, "HealthCheckNodeState"));
 	json_t *mentions = json_array();
 	if (prog && *prog) {
@@ -636,11 +643,7 @@ void collect_slurm(struct audit_ctx *ctx, struct col_run *c)
 	collect_lmod(c, f);
 	collect_srun_true(c, config, f);
 
-	long long rts = seconds_of(cfg(config, "ReturnToService"));
-	if (rts >= 0)
-		fact_set_int(f, "return_to_service", rts);
-	else
-		fact_set_null(f, "return_to_service");
+	set_seconds(f, "return_to_service", config, "ReturnToService");
 	fact_set_str(f, "resume_program", cfg(config, "ResumeProgram"));
 	fact_set_str(f, "reboot_program", cfg(config, "RebootProgram"));
 	static const char *const defs[] = { "DefCpuPerGPU", "DefMemPerGPU", "DefMemPerCPU", "DefMemPerNode",

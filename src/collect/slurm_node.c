@@ -9,9 +9,9 @@
  *
  * Facts: {program, path, exists: bool, is_dir: bool, executable: bool}.
  * ABSENT unless a program was passed (single-host audits have none). */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -3,11 +3,11 @@
  * pip and an editor. A tool counts as present when it is on PATH, because
  * that is what a batch shell sees. Version probes run only for tools that
  * exist, each once, with a short timeout. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
-#include "../policy/version.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
+#include "policy/version.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,10 +2,10 @@
  * system is (df). Shared file systems are where model weights, datasets
  * and checkpoints live; a full root stops containers, logs and the
  * scheduler's spool before any job can. */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../parse/procfs.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "parse/procfs.h"
 #include <stdlib.h>
 #include <string.h>
 

@@ -4,9 +4,9 @@
  * never writes and never tries `unshare`. A knob the kernel does not have
  * (apparmor_restrict_unprivileged_userns off Ubuntu, the Debian-only
  * unprivileged_userns_clone) is null with the reason under "errors". */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,4 +1,4 @@
-#include "collectors.h"
+#include "collect/collectors.h"
 #include <string.h>
 
 const struct collector_def collector_table[] = {

@@ -3,12 +3,12 @@
  * the whole week across reboots), dmesg (the ring buffer since boot), then
  * /dev/kmsg read directly. A tenant usually may read none of them; that is
  * reported as DENIED, never as "no Xids". */
-#include "collectors.h"
-#include "../core/strbuf.h"
-#include "../core/sysroot.h"
-#include "../core/clock.h"
-#include "../xid/classify.h"
-#include "../xid/kmsg.h"
+#include "collect/collectors.h"
+#include "core/strbuf.h"
+#include "core/sysroot.h"
+#include "core/clock.h"
+#include "xid/classify.h"
+#include "xid/kmsg.h"
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -174,18 +174,30 @@ static int read_kmsg(struct col_run *c, char **out, size_t *len)
 	return 0;
 }
 
-void collect_xid(struct audit_ctx *ctx, struct col_run *c)
-{
-	json_t *f = c->facts;
-	time_t now = ctx->now ? ctx->now : clock_now();
-	time_t since = now - XID_WINDOW_DAYS * 86400;
-	char *buf = NULL;
-	size_t len = 0;
-	const char *source = NULL;
-	int truncated = 0;
-	struct strbuf why = STRBUF_INIT;
-	int denied = 0, is_root = ctx->is_root;
+/* The kernel log as found: from which source, and why the others gave none. */
+struct klog {
+	char *buf;
+	size_t len;
+	const char *source; /* journalctl, dmesg, kmsg; NULL while none answered */
+	int truncated;
+	struct strbuf why;
+	int denied, is_root;
+};
 
+/* Take a command's output as the log. */
+static void klog_take(struct klog *k, const char *source, struct cmd_result *r)
+{
+	k->source = source;
+	k->buf = r->out;
+	k->len = r->out_len;
+	k->truncated = r->out_truncated;
+	r->out = NULL;
+}
+
+/* journalctl -k over the window. Returns -1 when it hung or was killed
+ * (the collector has failed). */
+static int klog_journal(struct col_run *c, struct klog *k, time_t since)
+{
 	char at[32];
 	snprintf(at, sizeof at, "@%lld", (long long)since);
 	const char *jargv[] = { "journalctl", "-k", "--since", at, "-o", "short-iso", "--no-pager", "--quiet", NULL };
@@ -196,112 +208,94 @@ void collect_xid(struct audit_ctx *ctx, struct col_run *c)
 		col_set_state(c, COL_FAILED, "journalctl -k %s", d);
 		free(d);
 		cmd_result_free(&r);
-		sb_free(&why);
-		return;
+		return -1;
 	}
 	if (r.outcome == RUN_EXITED && r.exit_code == 0 && r.out_len > 0) {
-		source = "journalctl";
-		buf = r.out;
-		len = r.out_len;
-		truncated = r.out_truncated;
-		r.out = NULL;
+		klog_take(k, "journalctl", &r);
 	} else if (r.outcome == RUN_NOT_FOUND) {
-		sb_adds(&why, "no journalctl");
+		sb_adds(&k->why, "no journalctl");
 	} else if (r.outcome == RUN_EXITED && r.exit_code == 0) {
 		/* --quiet hides both "No journal files were found" and the "not
 		 * seeing messages" hint: an empty answer proves nothing, so the
 		 * ring buffer gets a say */
-		sb_adds(&why, "journalctl printed no kernel lines");
-		denied = !is_root;
+		sb_adds(&k->why, "journalctl printed no kernel lines");
+		k->denied = !k->is_root;
 	} else {
-		sb_addf(&why, "journalctl exit %d", r.exit_code);
-		denied |= denied_text(r.err);
+		sb_addf(&k->why, "journalctl exit %d", r.exit_code);
+		k->denied |= denied_text(r.err);
 	}
 	cmd_result_free(&r);
+	return 0;
+}
 
-	if (!source) {
-		const char *dargv[] = { "dmesg", "--time-format", "iso", NULL };
-		run_capped(c, dargv, 5000, &r);
-		if (r.outcome == RUN_TIMEOUT || r.outcome == RUN_SIGNALED) {
-			char *d = cmd_describe(&r);
-			col_set_state(c, COL_FAILED, "dmesg %s", d);
-			free(d);
-			cmd_result_free(&r);
-			sb_free(&why);
-			return;
-		}
-		if (cmd_ok(&r)) {
-			source = "dmesg";
-			buf = r.out;
-			len = r.out_len;
-			truncated = r.out_truncated;
-			r.out = NULL;
-		} else if (r.outcome == RUN_NOT_FOUND) {
-			sb_adds(&why, "; no dmesg");
-		} else {
-			int d = denied_text(r.err);
-			denied |= d;
-			sb_addf(&why, "; dmesg %s", d ? "denied (Operation not permitted)" : "failed");
-		}
+/* dmesg with ISO times. Returns -1 when it hung or was killed. */
+static int klog_dmesg(struct col_run *c, struct klog *k)
+{
+	const char *dargv[] = { "dmesg", "--time-format", "iso", NULL };
+	struct cmd_result r;
+	run_capped(c, dargv, 5000, &r);
+	if (r.outcome == RUN_TIMEOUT || r.outcome == RUN_SIGNALED) {
+		char *d = cmd_describe(&r);
+		col_set_state(c, COL_FAILED, "dmesg %s", d);
+		free(d);
 		cmd_result_free(&r);
+		return -1;
 	}
-	if (!source) {
-		int rc = read_kmsg(c, &buf, &len);
-		if (rc == 0) {
-			source = "kmsg";
-		} else {
-			if (rc == -EACCES || rc == -EPERM)
-				denied = 1;
-			sb_addf(&why, "; /dev/kmsg: %s", strerror(-rc));
-		}
+	if (cmd_ok(&r)) {
+		klog_take(k, "dmesg", &r);
+	} else if (r.outcome == RUN_NOT_FOUND) {
+		sb_adds(&k->why, "; no dmesg");
+	} else {
+		int d = denied_text(r.err);
+		k->denied |= d;
+		sb_addf(&k->why, "; dmesg %s", d ? "denied (Operation not permitted)" : "failed");
 	}
+	cmd_result_free(&r);
+	return 0;
+}
 
-	fact_set_str(f, "source", source);
-	fact_set_int(f, "window_days", XID_WINDOW_DAYS);
-	char iso[32];
-	clock_iso(since, iso, sizeof iso);
-	fact_set_str(f, "since", iso);
-	clock_iso(now, iso, sizeof iso);
-	fact_set_str(f, "until", iso);
-	fact_set_str(f, "catalog_error", ctx->xids ? NULL : (ctx->xids_error ? ctx->xids_error : "XID catalog not loaded"));
-	if (!source) {
-		if (denied && is_root)
-			col_set_state(c, COL_DENIED, "no access to the kernel log even as root (%s): a container without "
-				      "CAP_SYSLOG and no journal; read it on the host", sb_str(&why));
-		else if (denied)
-			col_set_state(c, COL_DENIED, "no access to the kernel log (%s); run as root or join the adm/systemd-journal group",
-				      sb_str(&why));
-		else
-			col_set_state(c, COL_ABSENT, "no kernel log source (%s)", sb_str(&why));
-		sb_free(&why);
-		return;
+static void klog_kmsg(struct col_run *c, struct klog *k)
+{
+	int rc = read_kmsg(c, &k->buf, &k->len);
+	if (rc == 0) {
+		k->source = "kmsg";
+	} else {
+		if (rc == -EACCES || rc == -EPERM)
+			k->denied = 1;
+		sb_addf(&k->why, "; /dev/kmsg: %s", strerror(-rc));
 	}
-	sb_free(&why);
+}
 
-	/* journalctl -o short-iso and dmesg --time-format iso start every line
-	 * with its date: output none of whose lines does is not a kernel log
-	 * (a broken tool), and "no Xid in it" would be a claim about nothing */
-	if (strcmp(source, "kmsg") != 0 && !has_dated_line(buf, len)) {
-		col_set_state(c, COL_FAILED, "%s printed %zu byte(s), not one line in its ISO-dated format: not a kernel log",
-			      source, len);
-		free(buf);
-		return;
-	}
+/* No source answered: denied (as root or not) or absent. */
+static void klog_none(struct col_run *c, struct klog *k)
+{
+	if (k->denied && k->is_root)
+		col_set_state(c, COL_DENIED, "no access to the kernel log even as root (%s): a container without "
+			      "CAP_SYSLOG and no journal; read it on the host", sb_str(&k->why));
+	else if (k->denied)
+		col_set_state(c, COL_DENIED, "no access to the kernel log (%s); run as root or join the adm/systemd-journal group",
+			      sb_str(&k->why));
+	else
+		col_set_state(c, COL_ABSENT, "no kernel log source (%s)", sb_str(&k->why));
+}
 
+/* Walk the log: the window's events, their counts, and the assessment. */
+static void klog_assess(struct audit_ctx *ctx, json_t *f, const struct klog *k, time_t since, time_t now)
+{
 	struct walk w = {
 		.since = since, .until = now, .btime = boot_time(),
 		.events = json_array(), .counts = json_object(), .sxid_counts = json_object(),
 	};
 	w.cl = xid_classifier_new(ctx->xids, NULL);
 	size_t nlines = 0;
-	for (size_t i = 0; i < len; i++)
-		if (buf[i] == '\n')
+	for (size_t i = 0; i < k->len; i++)
+		if (k->buf[i] == '\n')
 			nlines++;
-	kmsg_parse_buffer(buf, len, on_event, &w);
+	kmsg_parse_buffer(k->buf, k->len, on_event, &w);
 	struct xid_assessment *a = xid_classifier_finish(w.cl);
 
 	fact_set_int(f, "lines", (long long)nlines);
-	fact_set_bool(f, "truncated", truncated);
+	fact_set_bool(f, "truncated", k->truncated);
 	fact_set_int(f, "events_in_window", (long long)w.in_window);
 	fact_set_int(f, "events_outside_window", (long long)w.outside);
 	fact_set_int(f, "undated_events", (long long)w.undated);
@@ -316,5 +310,46 @@ void collect_xid(struct audit_ctx *ctx, struct col_run *c)
 		fact_set_null(f, "worst_code");
 	json_object_set_new(f, "assessment", xid_assessment_json(a));
 	xid_assessment_free(a);
-	free(buf);
+}
+
+void collect_xid(struct audit_ctx *ctx, struct col_run *c)
+{
+	json_t *f = c->facts;
+	time_t now = ctx->now ? ctx->now : clock_now();
+	time_t since = now - XID_WINDOW_DAYS * 86400;
+	struct klog k = { .why = STRBUF_INIT, .is_root = ctx->is_root };
+
+	if (klog_journal(c, &k, since) || (!k.source && klog_dmesg(c, &k))) {
+		sb_free(&k.why);
+		return;
+	}
+	if (!k.source)
+		klog_kmsg(c, &k);
+
+	fact_set_str(f, "source", k.source);
+	fact_set_int(f, "window_days", XID_WINDOW_DAYS);
+	char iso[32];
+	clock_iso(since, iso, sizeof iso);
+	fact_set_str(f, "since", iso);
+	clock_iso(now, iso, sizeof iso);
+	fact_set_str(f, "until", iso);
+	fact_set_str(f, "catalog_error", ctx->xids ? NULL : (ctx->xids_error ? ctx->xids_error : "XID catalog not loaded"));
+	if (!k.source) {
+		klog_none(c, &k);
+		sb_free(&k.why);
+		return;
+	}
+	sb_free(&k.why);
+
+	/* journalctl -o short-iso and dmesg --time-format iso start every line
+	 * with its date: output none of whose lines does is not a kernel log
+	 * (a broken tool), and "no Xid in it" would be a claim about nothing */
+	if (strcmp(k.source, "kmsg") != 0 && !has_dated_line(k.buf, k.len)) {
+		col_set_state(c, COL_FAILED, "%s printed %zu byte(s), not one line in its ISO-dated format: not a kernel log",
+			      k.source, k.len);
+		free(k.buf);
+		return;
+	}
+	klog_assess(ctx, f, &k, since, now);
+	free(k.buf);
 }

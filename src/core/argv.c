@@ -1,6 +1,6 @@
 /* Growable argv and its shell-quoted display (see argv.h). */
-#include "argv.h"
-#include "strbuf.h"
+#include "core/argv.h"
+#include "core/strbuf.h"
 
 #include <stdarg.h>
 #include <stdlib.h>
@@ -23,12 +23,10 @@ void argv_add(struct argv_list *a, const char *s)
 
 void argv_addf(struct argv_list *a, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	argv_take(a, xvasprintf(fmt, ap));
 	va_end(ap);
-	argv_take(a, sb_detach(&sb));
 }
 
 void argv_add_all(struct argv_list *a, const char *const *v)
@@ -73,25 +71,40 @@ static int plain(const char *s)
 	return 1;
 }
 
+static void add_quoted(struct strbuf *sb, const char *s)
+{
+	if (plain(s)) {
+		sb_adds(sb, s);
+		return;
+	}
+	sb_adds(sb, "'");
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'')
+			sb_adds(sb, "'\\''");
+		else
+			sb_add(sb, p, 1);
+	}
+	sb_adds(sb, "'");
+}
+
 char *argv_join_quoted(const char *const argv[])
 {
 	struct strbuf sb = STRBUF_INIT;
 	for (size_t i = 0; argv && argv[i]; i++) {
-		const char *s = argv[i];
 		if (i)
 			sb_adds(&sb, " ");
-		if (plain(s)) {
-			sb_adds(&sb, s);
-			continue;
-		}
-		sb_adds(&sb, "'");
-		for (const char *p = s; *p; p++) {
-			if (*p == '\'')
-				sb_adds(&sb, "'\\''");
-			else
-				sb_add(&sb, p, 1);
-		}
-		sb_adds(&sb, "'");
+		add_quoted(&sb, argv[i]);
+	}
+	return sb_detach(&sb);
+}
+
+char *argv_join_command(const char *prefix, int argc, char *const argv[])
+{
+	struct strbuf sb = STRBUF_INIT;
+	sb_adds(&sb, prefix);
+	for (int i = 0; i < argc; i++) {
+		sb_adds(&sb, " ");
+		add_quoted(&sb, argv[i]);
 	}
 	return sb_detach(&sb);
 }

@@ -22,5 +22,8 @@ void argv_free(struct argv_list *a);	/* and empty again, ready for reuse */
  * letters, digits and -_./=:,@%+ is single-quoted (a ' as '\''). The
  * runner never uses a shell: this is for display only. Malloc'd. */
 char *argv_join_quoted(const char *const argv[]);
+/* "prefix arg..." for the command line a document records: prefix as
+ * given ("cmax audit"), then argc arguments quoted as above. Malloc'd. */
+char *argv_join_command(const char *prefix, int argc, char *const argv[]);
 char *argv_display(const struct argv_list *a);
 #endif

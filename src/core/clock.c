@@ -1,40 +1,8 @@
-#include "clock.h"
+#include "core/clock.h"
+#include "core/timefmt.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-time_t clock_parse_iso(const char *s)
-{
-	if (!s)
-		return -1;
-	int y, mo, d, h = 0, mi = 0, se = 0;
-	char tail[16] = "";
-	int n = sscanf(s, "%4d-%2d-%2dT%2d:%2d:%2d%15s", &y, &mo, &d, &h, &mi, &se, tail);
-	if (n < 3) {
-		n = sscanf(s, "%4d-%2d-%2d %2d:%2d:%2d", &y, &mo, &d, &h, &mi, &se);
-		if (n < 3)
-			return -1;
-	}
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || se > 60 || y < 1970)
-		return -1;
-	struct tm tm = { 0 };
-	tm.tm_year = y - 1900;
-	tm.tm_mon = mo - 1;
-	tm.tm_mday = d;
-	tm.tm_hour = h;
-	tm.tm_min = mi;
-	tm.tm_sec = se;
-	time_t t = timegm(&tm);
-	/* a numeric offset such as +02:00 / -0500 */
-	if (tail[0] == '+' || tail[0] == '-') {
-		int oh = 0, om = 0;
-		if (sscanf(tail + 1, "%2d:%2d", &oh, &om) >= 1 || sscanf(tail + 1, "%2d%2d", &oh, &om) >= 1) {
-			long off = oh * 3600L + om * 60L;
-			t += tail[0] == '+' ? -off : off;
-		}
-	}
-	return t;
-}
 
 time_t clock_now(void)
 {
@@ -44,11 +12,43 @@ time_t clock_now(void)
 		long long v = strtoll(e, &end, 10);
 		if (*end == 0 && end != e)
 			return (time_t)v;
-		time_t t = clock_parse_iso(e);
+		time_t t = time_parse_iso(e);
 		if (t != -1)
 			return t;
 	}
 	return time(NULL);
+}
+
+double clock_wall_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000) / 1e6;
+}
+
+static struct timespec mono(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts;
+}
+
+long clock_mono_ms(void)
+{
+	struct timespec ts = mono();
+	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long clock_mono_us(void)
+{
+	struct timespec ts = mono();
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+double clock_mono_s(void)
+{
+	struct timespec ts = mono();
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 void clock_iso(time_t t, char *buf, size_t n)

@@ -1,7 +1,7 @@
-#include "datafile.h"
-#include "readfile.h"
-#include "runner.h"
-#include "strbuf.h"
+#include "core/datafile.h"
+#include "core/readfile.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
 #include "config.h"
 #include <libgen.h>
 #include <stdlib.h>

@@ -1,6 +1,7 @@
 /* Every exit status cmax can return, in one place (documented in README and cmax(1)). */
 #ifndef CMAX_EXITCODES_H
 #define CMAX_EXITCODES_H
+#include "core/error.h"
 
 enum cmax_exit {
 	EXIT_OK = 0,            /* ran; results written (FAIL rows included, except for security) */
@@ -20,5 +21,9 @@ enum cmax_exit {
 	EXIT_SIGINT = 130,      /* stopped by SIGINT (Ctrl-C): the report so far is written, marked partial */
 	EXIT_SIGTERM = 143,     /* stopped by SIGTERM: as SIGINT */
 };
+
+/* The exit code a command gives for a library error (core/error.h), for
+ * commands with no rule of their own; command code only. */
+int exit_code_for(enum cmax_err e);
 
 #endif

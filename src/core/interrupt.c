@@ -1,5 +1,5 @@
-#include "interrupt.h"
-#include "exitcodes.h"
+#include "core/interrupt.h"
+#include "core/exitcodes.h"
 #include <errno.h>
 #include <signal.h>
 #include <string.h>

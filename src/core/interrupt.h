@@ -31,7 +31,9 @@ int interrupt_signal(void);
 /* How many have arrived: the runner tells one that arrived during a
  * command from one that arrived before it (clean-up commands still run). */
 unsigned interrupt_count(void);
-/* 130 SIGINT, 143 SIGTERM, 129 SIGHUP (exitcodes.h); 0 when none. */
+/* 130 SIGINT, 143 SIGTERM, 129 SIGHUP (exitcodes.h); 0 when none. An exit
+ * code, not a library error (core/error.h): it exists to compute the
+ * status of a command a signal stopped, the same for every command. */
 int interrupt_exit_code(void);
 /* "SIGINT", "SIGTERM", "SIGHUP", or "signal" for anything else. */
 const char *interrupt_signal_name(int sig);

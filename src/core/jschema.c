@@ -13,8 +13,9 @@
  * from inside a branch that did apply is preferred, the deepest first; when every branch was refused at the same
  * place for the same reason, the reasons are merged ("'x' is not one of a,
  * b, c", "expected number or null, got string"). */
-#include "jschema.h"
-#include "strbuf.h"
+#include "core/jschema.h"
+#include "core/strbuf.h"
+#include "core/termsafe.h"
 
 #include <math.h>
 #include <regex.h>
@@ -27,7 +28,7 @@
 /* Deeper than any sane document or schema; keeps hostile input from
  * exhausting the stack and stops a $ref loop that consumes no input. */
 #define MAX_DEPTH 256
-#define EXCERPT_MAX 60
+#define EXCERPT_MAX 60 /* bytes of a value shown before "..." */
 #define ENUM_LIST_MAX 10
 
 struct rx {
@@ -170,15 +171,6 @@ static void add_number(struct strbuf *sb, const json_t *v)
 		sb_addf(sb, "%.15g", json_number_value(v));
 }
 
-static char *one_line(const char *s, size_t len)
-{
-	char *clean = str_sanitize(s, len);
-	for (char *p = clean; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
-	return clean;
-}
-
 /* A value as a short, one-line, printable excerpt: strings in single
  * quotes, everything else as compact JSON. */
 static void add_value(struct strbuf *sb, const json_t *v)
@@ -199,11 +191,9 @@ static void add_value(struct strbuf *sb, const json_t *v)
 			raw = xstrdup("?");
 		len = strlen(raw);
 	}
-	char *clean = one_line(raw, len);
-	char *ex = str_excerpt(clean, strlen(clean), EXCERPT_MAX);
+	char *ex = ts_oneline(raw, len, EXCERPT_MAX + 3);
 	sb_addf(sb, quoted ? "'%s'" : "%s", ex);
 	free(ex);
-	free(clean);
 	free(raw);
 }
 
@@ -446,8 +436,9 @@ static int cfail(struct cctx *c, const char *fmt, ...)
 	va_start(ap, fmt);
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
-	/* Keys in the path and the message come from the schema: one line. */
-	c->err = one_line(sb_str(&sb), sb.len);
+	/* Keys in the path and values in the message come from the document:
+	 * one line, safe for a terminal (core/termsafe.h). */
+	c->err = ts_oneline(sb_str(&sb), sb.len, SIZE_MAX);
 	sb_free(&sb);
 	return -1;
 }
@@ -573,39 +564,27 @@ static int check_at_index(struct cctx *c, json_t *node, size_t i, int depth)
 	return rc;
 }
 
-static int check_keyword(struct cctx *c, const struct keyword *kw, json_t *v, int depth)
+static int check_kw_type(struct cctx *c, json_t *v)
+{
+	size_t i;
+	json_t *x;
+	if (valid_type_name(v))
+		return 0;
+	if (!json_is_array(v) || !unique_strings(v))
+		return cfail(c, "must be a type name or an array of distinct type names");
+	json_array_foreach(v, i, x)
+		if (!valid_type_name(x))
+			return cfail(c, "'%s' is not a JSON Schema type", json_string_value(x));
+	return 0;
+}
+
+/* The keywords that hold subschemas: by name, by pattern, or a list. */
+static int check_kw_subschemas(struct cctx *c, const struct keyword *kw, json_t *v, int depth)
 {
 	const char *k;
 	json_t *x;
 	size_t i;
-
 	switch (kw->kind) {
-	case KW_ANNOTATION:
-		return 0;
-	case KW_STRING_ANNOTATION:
-		return json_is_string(v) ? 0 : cfail(c, "must be a string");
-	case KW_BOOL_ANNOTATION:
-		return json_is_boolean(v) ? 0 : cfail(c, "must be true or false");
-	case KW_ID:
-		if (depth > 0)
-			return cfail(c, "$id is only supported at the top level of a schema "
-					"(an embedded $id would change how $ref resolves)");
-		return json_is_string(v) ? 0 : cfail(c, "must be a string");
-	case KW_TYPE:
-		if (valid_type_name(v))
-			return 0;
-		if (!json_is_array(v) || !unique_strings(v))
-			return cfail(c, "must be a type name or an array of distinct type names");
-		json_array_foreach(v, i, x)
-			if (!valid_type_name(x))
-				return cfail(c, "'%s' is not a JSON Schema type", json_string_value(x));
-		return 0;
-	case KW_ANY:
-		return 0;
-	case KW_ARRAY:
-		return json_is_array(v) ? 0 : cfail(c, "must be an array");
-	case KW_SCHEMA:
-		return check(c, v, depth + 1);
 	case KW_SCHEMA_MAP:
 		if (!json_is_object(v))
 			return cfail(c, "must be an object of schemas");
@@ -624,13 +603,64 @@ static int check_keyword(struct cctx *c, const struct keyword *kw, json_t *v, in
 				return -1;
 		}
 		return 0;
-	case KW_SCHEMA_ARRAY:
+	default: /* KW_SCHEMA_ARRAY */
 		if (!json_is_array(v) || json_array_size(v) == 0)
 			return cfail(c, "must be a non-empty array of schemas");
 		json_array_foreach(v, i, x)
 			if (check_at_index(c, x, i, depth + 1) < 0)
 				return -1;
 		return 0;
+	}
+}
+
+static int check_kw_ref(struct cctx *c, json_t *v, int depth)
+{
+	const char *ref = json_string_value(v);
+	json_t *target = ref ? resolve(c->s->root, ref) : NULL;
+	if (!target)
+		return cfail(c, "cannot resolve $ref %s%s%s: only '#' and '#/...' pointers "
+				"into this document are supported", ref ? "'" : "",
+			     ref ? ref : "(not a string)", ref ? "'" : "");
+	/* Check the target where it lives, so its errors name it. */
+	struct strbuf saved = c->path;
+	struct strbuf there = STRBUF_INIT;
+	sb_adds(&there, ref + 1);
+	c->path = there;
+	int rc = check(c, target, depth + 1);
+	sb_free(&c->path);
+	c->path = saved;
+	return rc;
+}
+
+static int check_keyword(struct cctx *c, const struct keyword *kw, json_t *v, int depth)
+{
+	const char *k;
+	json_t *x;
+
+	switch (kw->kind) {
+	case KW_ANNOTATION:
+		return 0;
+	case KW_STRING_ANNOTATION:
+		return json_is_string(v) ? 0 : cfail(c, "must be a string");
+	case KW_BOOL_ANNOTATION:
+		return json_is_boolean(v) ? 0 : cfail(c, "must be true or false");
+	case KW_ID:
+		if (depth > 0)
+			return cfail(c, "$id is only supported at the top level of a schema "
+					"(an embedded $id would change how $ref resolves)");
+		return json_is_string(v) ? 0 : cfail(c, "must be a string");
+	case KW_TYPE:
+		return check_kw_type(c, v);
+	case KW_ANY:
+		return 0;
+	case KW_ARRAY:
+		return json_is_array(v) ? 0 : cfail(c, "must be an array");
+	case KW_SCHEMA:
+		return check(c, v, depth + 1);
+	case KW_SCHEMA_MAP:
+	case KW_PATTERN_MAP:
+	case KW_SCHEMA_ARRAY:
+		return check_kw_subschemas(c, kw, v, depth);
 	case KW_STRINGS:
 		return json_is_array(v) && unique_strings(v) ? 0
 			: cfail(c, "must be an array of distinct strings");
@@ -653,23 +683,8 @@ static int check_keyword(struct cctx *c, const struct keyword *kw, json_t *v, in
 			: cfail(c, "must be a number greater than 0");
 	case KW_PATTERN:
 		return add_regex(c, v);
-	case KW_REF: {
-		const char *ref = json_string_value(v);
-		json_t *target = ref ? resolve(c->s->root, ref) : NULL;
-		if (!target)
-			return cfail(c, "cannot resolve $ref %s%s%s: only '#' and '#/...' pointers "
-					"into this document are supported", ref ? "'" : "",
-				     ref ? ref : "(not a string)", ref ? "'" : "");
-		/* Check the target where it lives, so its errors name it. */
-		struct strbuf saved = c->path;
-		struct strbuf there = STRBUF_INIT;
-		sb_adds(&there, ref + 1);
-		c->path = there;
-		int rc = check(c, target, depth + 1);
-		sb_free(&c->path);
-		c->path = saved;
-		return rc;
-	}
+	case KW_REF:
+		return check_kw_ref(c, v, depth);
 	}
 	return 0;
 }
@@ -877,11 +892,9 @@ static void const_message(struct verr *e)
 				sb_adds(&sb, ", ");
 			if (json_is_string(a)) {
 				/* the list reads better without quotes */
-				char *clean = one_line(json_string_value(a), json_string_length(a));
-				char *ex = str_excerpt(clean, strlen(clean), EXCERPT_MAX);
+				char *ex = ts_oneline(json_string_value(a), json_string_length(a), EXCERPT_MAX + 3);
 				sb_adds(&sb, ex);
 				free(ex);
-				free(clean);
 			} else {
 				add_value(&sb, a);
 			}
@@ -1015,70 +1028,78 @@ static int unknown_key(struct vctx *v, const struct cnode *c, const json_t *obj,
 	return 1;
 }
 
-static int v_object(struct vctx *v, const struct cnode *c, const json_t *inst, struct verr *e)
+/* propertyNames: the key itself, as a string instance. */
+static int v_propname(struct vctx *v, const json_t *names, const char *k, struct verr *e)
+{
+	size_t saved;
+	json_t *ks = json_string(k);
+	struct verr ne = { 0 };
+	push_key(v, k, &saved);
+	int rc = ks ? v_node(v, names, ks, &ne)
+		    : vfail(v, &ne, "key is not valid UTF-8");
+	pop(v, saved);
+	json_decref(ks);
+	if (!rc)
+		return 0;
+	/* The message names the key, the pointer the value. */
+	if (ne.msg) {
+		char *m = xasprintf("key: %s", ne.msg);
+		free(ne.msg);
+		ne.msg = m;
+	}
+	ne.kind = E_OTHER;
+	verr_move(e, &ne);
+	return 1;
+}
+
+/* One key of the instance: its name, then every subschema that applies to
+ * its value (properties, patternProperties, else additionalProperties). */
+static int v_object_key(struct vctx *v, const struct cnode *c, const json_t *inst, const char *k, json_t *val,
+			struct verr *e)
 {
 	const json_t *props = c->kw[K_PROPERTIES];
 	const json_t *pprops = c->kw[K_PATTERNPROPERTIES];
 	const json_t *addl = c->kw[K_ADDITIONALPROPERTIES];
 	const json_t *names = c->kw[K_PROPERTYNAMES];
-	const json_t *x;
-	const char *k;
-	json_t *val;
+	size_t saved;
+	int matched = 0;
 
-	/* One pass over the instance's keys, in document order. */
-	json_object_foreach((json_t *)inst, k, val) {
-		size_t saved;
-		int matched = 0;
-
-		if (names) {
-			json_t *ks = json_string(k);
-			struct verr ne = { 0 };
-			push_key(v, k, &saved);
-			int rc = ks ? v_node(v, names, ks, &ne)
-				    : vfail(v, &ne, "key is not valid UTF-8");
-			pop(v, saved);
-			json_decref(ks);
-			if (rc) {
-				/* The message names the key, the pointer the value. */
-				if (ne.msg) {
-					char *m = xasprintf("key: %s", ne.msg);
-					free(ne.msg);
-					ne.msg = m;
-				}
-				ne.kind = E_OTHER;
-				verr_move(e, &ne);
-				return 1;
-			}
-		}
-		x = props ? json_object_get(props, k) : NULL;
-		if (x) {
+	if (names && v_propname(v, names, k, e))
+		return 1;
+	const json_t *x = props ? json_object_get(props, k) : NULL;
+	if (x) {
+		matched = 1;
+		if (v_key(v, x, val, k, e))
+			return 1;
+	}
+	if (pprops) {
+		const char *pat;
+		json_t *ps;
+		json_object_foreach((json_t *)pprops, pat, ps) {
+			if (!rx_match(v->s, pat, k))
+				continue;
 			matched = 1;
-			if (v_key(v, x, val, k, e))
-				return 1;
-		}
-		if (pprops) {
-			const char *pat;
-			json_t *ps;
-			json_object_foreach((json_t *)pprops, pat, ps) {
-				if (!rx_match(v->s, pat, k))
-					continue;
-				matched = 1;
-				if (v_key(v, ps, val, k, e))
-					return 1;
-			}
-		}
-		if (!matched && addl) {
-			if (json_is_false(addl)) {
-				push_key(v, k, &saved);
-				unknown_key(v, c, inst, k, e);
-				pop(v, saved);
-				return 1;
-			}
-			if (v_key(v, addl, val, k, e))
+			if (v_key(v, ps, val, k, e))
 				return 1;
 		}
 	}
-	x = c->kw[K_REQUIRED];
+	if (!matched && addl) {
+		if (json_is_false(addl)) {
+			push_key(v, k, &saved);
+			unknown_key(v, c, inst, k, e);
+			pop(v, saved);
+			return 1;
+		}
+		if (v_key(v, addl, val, k, e))
+			return 1;
+	}
+	return 0;
+}
+
+/* required, then dependentRequired. */
+static int v_object_required(struct vctx *v, const struct cnode *c, const json_t *inst, struct verr *e)
+{
+	const json_t *x = c->kw[K_REQUIRED];
 	if (x) {
 		size_t i;
 		json_t *r;
@@ -1092,6 +1113,7 @@ static int v_object(struct vctx *v, const struct cnode *c, const json_t *inst, s
 	}
 	x = c->kw[K_DEPENDENTREQUIRED];
 	if (x) {
+		const char *k;
 		json_t *deps;
 		json_object_foreach((json_t *)x, k, deps) {
 			size_t i;
@@ -1108,6 +1130,21 @@ static int v_object(struct vctx *v, const struct cnode *c, const json_t *inst, s
 				}
 		}
 	}
+	return 0;
+}
+
+static int v_object(struct vctx *v, const struct cnode *c, const json_t *inst, struct verr *e)
+{
+	const json_t *x;
+	const char *k;
+	json_t *val;
+
+	/* One pass over the instance's keys, in document order. */
+	json_object_foreach((json_t *)inst, k, val)
+		if (v_object_key(v, c, inst, k, val, e))
+			return 1;
+	if (v_object_required(v, c, inst, e))
+		return 1;
 	size_t n = json_object_size(inst);
 	x = c->kw[K_MINPROPERTIES];
 	if (x && (double)n < json_number_value(x))

@@ -10,8 +10,8 @@
  * default kb_base=1024, but reads KiB as 1000 "for compatibility with old
  * scripts"; cmax does not follow that inversion, and since cmax hands fio
  * the plain byte count it computed, fio's reading never applies. */
-#include "numparse.h"
-#include "termsafe.h"
+#include "core/numparse.h"
+#include "core/termsafe.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,12 +133,16 @@ int np_int(const char *opt, const char *s, int lo, int hi, int *out, char *err)
 	return 0;
 }
 
+/* A value cmax parses starts with a digit: no sign, no space, no "inf". */
+static int starts_numeric(const char *s)
+{
+	return s && isdig(*s);
+}
+
 int np_seconds(const char *opt, const char *s, long lo, long hi, long *out, char *err)
 {
 	static const char syntax[] = "%s wants seconds such as 90, 90s, 5m or 1h, not '%s'%s";
-	char range[80];
-	snprintf(range, sizeof range, " (%ld to %ld seconds)", lo, hi);
-	if (!s || !isdig(*s))
+	if (!starts_numeric(s))
 		return fail(err, syntax, opt, s, NULL);
 	int over = 0;
 	uint64_t v;
@@ -152,8 +156,11 @@ int np_seconds(const char *opt, const char *s, long lo, long hi, long *out, char
 		mult = 3600, p++;
 	if (*p)
 		return fail(err, syntax, opt, s, NULL);
-	if (over || v > (uint64_t)hi / mult || (long)(v * mult) < lo)
+	if (over || v > (uint64_t)hi / mult || (long)(v * mult) < lo) {
+		char range[80];
+		snprintf(range, sizeof range, " (%ld to %ld seconds)", lo, hi);
 		return fail(err, "%s '%s' is out of range%s", opt, s, range);
+	}
 	*out = (long)(v * mult);
 	return 0;
 }
@@ -161,9 +168,7 @@ int np_seconds(const char *opt, const char *s, long lo, long hi, long *out, char
 int np_real(const char *opt, const char *s, double lo, double hi, double *out, char *err)
 {
 	static const char syntax[] = "%s wants a number such as 7.5, not '%s'%s";
-	char range[80];
-	snprintf(range, sizeof range, " (%g to %g)", lo, hi);
-	if (!s || !isdig(*s))
+	if (!starts_numeric(s))
 		return fail(err, syntax, opt, s, NULL);
 	double v = 0, scale = 1;
 	int nd = 0;
@@ -179,8 +184,11 @@ int np_real(const char *opt, const char *s, double lo, double hi, double *out, c
 	}
 	if (*p)
 		return fail(err, syntax, opt, s, NULL);
-	if (nd > 15 || !(v >= lo && v <= hi)) /* beyond 15 digits a double is not exact */
+	if (nd > 15 || !(v >= lo && v <= hi)) { /* beyond 15 digits a double is not exact */
+		char range[80];
+		snprintf(range, sizeof range, " (%g to %g)", lo, hi);
 		return fail(err, "%s '%s' is out of range%s", opt, s, range);
+	}
 	*out = v;
 	return 0;
 }

@@ -1,6 +1,5 @@
-#include "outfile.h"
-#include "exitcodes.h"
-#include "strbuf.h"
+#include "core/outfile.h"
+#include "core/strbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +25,7 @@ static int fail(char **err, const char *path, const char *why)
 {
 	if (err)
 		*err = xasprintf("cannot write %s: %s", path, why);
-	return EXIT_CANTCREAT;
+	return -1;
 }
 
 static int fail_errno(char **err, const char *path, int e)
@@ -288,7 +287,7 @@ int outfile_write(const char *path, const void *data, size_t len, unsigned flags
 {
 	struct outfile *of = outfile_open(path, flags, err);
 	if (!of)
-		return EXIT_CANTCREAT;
+		return -1;
 	if (write_all(of->fd, data, len) != 0) {
 		int e = errno;
 		outfile_abort(of);
@@ -303,17 +302,17 @@ int outfile_dir_safe(const char *dir, char **err)
 	if (stat(dir, &st) != 0) {
 		if (err)
 			*err = xasprintf("cannot use %s: %s", dir, strerror(errno));
-		return EXIT_CANTCREAT;
+		return -1;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		if (err)
 			*err = xasprintf("cannot use %s: it is not a directory", dir);
-		return EXIT_CANTCREAT;
+		return -1;
 	}
 	if (!dir_mode_ok(&st)) {
 		if (err)
 			*err = xasprintf("cannot use %s: it is writable by anyone and not sticky (chmod +t or o-w)", dir);
-		return EXIT_CANTCREAT;
+		return -1;
 	}
 	return 0;
 }
@@ -322,7 +321,7 @@ static int pd_fail(char **err, const char *path, const char *why)
 {
 	if (err)
 		*err = xasprintf("cannot use %s: %s", path, why);
-	return EXIT_CANTCREAT;
+	return -1;
 }
 
 int outfile_private_dir(const char *path, int create, char **err)

@@ -9,7 +9,8 @@
  * created with O_CREAT|O_EXCL|O_NOFOLLOW under a random name, written whole,
  * fsync'd and renamed over the target (then the directory is fsync'd). Any
  * failure removes the temporary file and leaves the target as it was.
- * Every refusal or failure is EXIT_CANTCREAT (73) with a one-line message. */
+ * Every refusal or failure is -1 with a one-line message (a command's
+ * exit code for it is EXIT_CANTCREAT, 73). */
 #ifndef CMAX_OUTFILE_H
 #define CMAX_OUTFILE_H
 #include <stddef.h>
@@ -23,18 +24,17 @@ enum outfile_flags {
 	OUTFILE_PRIVATE = 1u << 1,
 };
 
-/* Would a write to path be refused? 0, or EXIT_CANTCREAT with *err (malloc'd,
+/* Would a write to path be refused? 0, or -1 with *err (malloc'd,
  * one line). For commands that should refuse before they do the work. */
 int outfile_check(const char *path, unsigned flags, char **err);
 
-/* Write len bytes of data to path as described above: 0, or EXIT_CANTCREAT
- * with *err. */
+/* Write len bytes of data to path as described above: 0, or -1 with *err. */
 int outfile_write(const char *path, const void *data, size_t len, unsigned flags, char **err);
 
 /* The same for a writer that streams (report_json, json_dumpf, fprintf):
  * outfile_open checks and creates the temporary file (NULL with *err);
  * write to outfile_stream(); outfile_commit flushes, fsyncs and renames
- * (0 or EXIT_CANTCREAT with *err) and outfile_abort removes the temporary
+ * (0 or -1 with *err) and outfile_abort removes the temporary
  * file; either one frees the handle. */
 struct outfile;
 struct outfile *outfile_open(const char *path, unsigned flags, char **err);
@@ -45,8 +45,8 @@ void outfile_abort(struct outfile *of);
 /* A private directory of this user (e.g. $TMPDIR/cmax-<uid>): created 0700
  * when absent (create != 0), then opened without following a symlink and
  * checked: a directory, owned by the effective uid, writable by no one else,
- * in a parent that is not world-writable without the sticky bit. 0, or
- * EXIT_CANTCREAT with *err. With create == 0 an absent directory is fine
+ * in a parent that is not world-writable without the sticky bit. 0, or -1
+ * with *err. With create == 0 an absent directory is fine
  * when its parent is (the check a dry run or an early refusal needs). */
 int outfile_private_dir(const char *path, int create, char **err);
 

@@ -1,12 +1,14 @@
 /* Policy files validated against their embedded schema (see policyfile.h). */
-#include "policyfile.h"
-#include "exitcodes.h"
-#include "jschema.h"
-#include "readfile.h"
-#include "strbuf.h"
-#include "yamljson.h"
+#include "core/policyfile.h"
+#include "core/exitcodes.h"
+#include "core/jschema.h"
+#include "core/readfile.h"
+#include "core/strbuf.h"
+#include "core/termsafe.h"
+#include "core/yamljson.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,17 +54,7 @@ const struct jschema *policy_schema(const char *name, char **err)
 	return compiled[i];
 }
 
-/* Keys in the pointer come from the file: keep the message on one line. */
-static char *printable(const char *s)
-{
-	char *c = str_sanitize(s, strlen(s));
-	for (char *p = c; *p; p++)
-		if (*p == '\n' || *p == '\t')
-			*p = ' ';
-	return c;
-}
-
-int policy_validate(const json_t *doc, const char *schema, const char *label, char **err)
+enum cmax_err policy_validate(const json_t *doc, const char *schema, const char *label, char **err)
 {
 	char *serr = NULL, *ptr = NULL, *msg = NULL;
 	const struct jschema *s = policy_schema(schema, &serr);
@@ -71,19 +63,21 @@ int policy_validate(const json_t *doc, const char *schema, const char *label, ch
 	if (!s) {
 		*err = xasprintf("%s: %s", label, serr);
 		free(serr);
-		return EXIT_SOFTWARE;
+		return CE_INTERNAL;
 	}
 	if (!jschema_validate(s, doc, &ptr, &msg))
 		return 0;
-	char *p = printable(ptr ? ptr : "");
+	/* keys in the pointer come from the file: one line, safe for a
+	 * terminal (core/termsafe.h) */
+	char *p = ts_oneline(ptr, ptr ? strlen(ptr) : 0, SIZE_MAX);
 	*err = xasprintf("%s: %s: %s", label, *p ? p : "top level", msg ? msg : "invalid");
 	free(p);
 	free(ptr);
 	free(msg);
-	return EXIT_DATAERR;
+	return CE_DATA;
 }
 
-static json_t *read_json(const char *path, int *rc, char **err)
+static json_t *read_json(const char *path, enum cmax_err *rc, char **err)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -96,16 +90,16 @@ static json_t *read_json(const char *path, int *rc, char **err)
 	free(buf);
 	if (!doc) {
 		*err = xasprintf("%s: %s (line %d)", path, je.text, je.line);
-		*rc = EXIT_DATAERR;
+		*rc = CE_DATA;
 	}
 	return doc;
 }
 
-json_t *policy_load(const char *path, const char *schema, enum policy_format fmt, int *rc, char **err)
+json_t *policy_load(const char *path, const char *schema, enum policy_format fmt, enum cmax_err *rc, char **err)
 {
 	json_t *doc;
 
-	*rc = 0;
+	*rc = CE_OK;
 	*err = NULL;
 	if (fmt == POLICY_YAML) {
 		int missing = 0;
@@ -114,7 +108,7 @@ json_t *policy_load(const char *path, const char *schema, enum policy_format fmt
 		if (!doc) {
 			/* yamljson's message names the file already */
 			*err = yerr ? yerr : xasprintf("%s: cannot be read", path);
-			*rc = missing ? EXIT_NOINPUT : EXIT_DATAERR;
+			*rc = missing ? CE_NOINPUT : CE_DATA;
 			return NULL;
 		}
 	} else {
@@ -130,19 +124,19 @@ json_t *policy_load(const char *path, const char *schema, enum policy_format fmt
 	return doc;
 }
 
-int policy_check(const char *path, const char *schema, enum policy_format fmt, char **err)
+enum cmax_err policy_check(const char *path, const char *schema, enum policy_format fmt, char **err)
 {
-	int rc;
+	enum cmax_err rc;
 	json_t *doc = policy_load(path, schema, fmt, &rc, err);
 	json_decref(doc);
 	return rc;
 }
 
-int policy_check_if_present(const char *path, const char *schema, enum policy_format fmt, char **err)
+enum cmax_err policy_check_if_present(const char *path, const char *schema, enum policy_format fmt, char **err)
 {
 	*err = NULL;
 	if (access(path, F_OK) != 0 && errno == ENOENT)
-		return 0;
+		return CE_OK;
 	return policy_check(path, schema, fmt, err);
 }
 

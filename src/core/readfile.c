@@ -1,12 +1,16 @@
 /* The one reader of whole input files (readfile.h; docs/inputs.md is the
  * user-facing table and must list the same kinds, caps and variables). */
-#include "readfile.h"
-#include "exitcodes.h"
-#include "strbuf.h"
+#include "core/readfile.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "core/strbuf.h"
+#include "core/termsafe.h"
+#include "core/exitcodes.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -117,13 +121,6 @@ static int pipe_timeout_ms(void)
 	return (int)((v > 0 ? v : PIPE_TIMEOUT_S) * 1000);
 }
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static const char *type_name(mode_t m)
 {
 	if (S_ISDIR(m))
@@ -189,7 +186,7 @@ static enum rd rd_read(const char *path, int use_stdin, size_t limit, int trunca
 		r = RD_BIG;
 		goto out;
 	}
-	long long deadline = is_pipe ? now_ms() + pipe_timeout_ms() : 0;
+	long long deadline = is_pipe ? clock_mono_ms() + pipe_timeout_ms() : 0;
 	size_t want = truncate ? limit : limit + 1;
 	/* a regular file's size is known: one allocation, not doubling past it */
 	if (!is_pipe && st.st_size > 0 && !o->sb.buf) {
@@ -203,7 +200,7 @@ static enum rd rd_read(const char *path, int use_stdin, size_t limit, int trunca
 		if (is_pipe) {
 			/* poll first: a FIFO with no writer yet, or a writer that keeps
 			 * it open and silent, waits here, never past the deadline */
-			long long left = deadline - now_ms();
+			long long left = deadline - clock_mono_ms();
 			if (left <= 0) {
 				r = RD_TIME;
 				break;
@@ -239,7 +236,7 @@ out:
 	return r;
 }
 
-int read_input(const char *path, enum input_kind kind, char **data, size_t *len, char **err)
+enum cmax_err read_input(const char *path, enum input_kind kind, char **data, size_t *len, char **err)
 {
 	*data = NULL;
 	*err = NULL;
@@ -247,12 +244,12 @@ int read_input(const char *path, enum input_kind kind, char **data, size_t *len,
 		*len = 0;
 	if ((unsigned)kind >= INPUT__COUNT) {
 		*err = xasprintf("%s: internal error: unknown input kind %d", path, (int)kind);
-		return EXIT_SOFTWARE;
+		return CE_INTERNAL;
 	}
 	char *bad = input_limits_check();
 	if (bad) {
 		*err = bad;
-		return EXIT_USAGE;
+		return CE_USAGE;
 	}
 	const struct kind_row *k = &kinds[kind];
 	int use_stdin = k->stdin_ok;
@@ -260,17 +257,17 @@ int read_input(const char *path, enum input_kind kind, char **data, size_t *len,
 	size_t mib = cap_mib(kind);
 	struct rd_out o = { STRBUF_INIT, 0, 0 };
 	enum rd r = rd_read(path, use_stdin, mib * MIB, 0, &o);
-	int rc = EXIT_DATAERR;
+	enum cmax_err rc = CE_DATA;
 	switch (r) {
 	case RD_OK:
 		sb_add(&o.sb, "", 0);
 		if (len)
 			*len = o.sb.len;
 		*data = o.sb.buf ? sb_detach(&o.sb) : xstrdup("");
-		return EXIT_OK;
+		return CE_OK;
 	case RD_OPEN:
 		*err = xasprintf("%s: %s", name, strerror(o.eno));
-		rc = EXIT_NOINPUT;
+		rc = CE_NOINPUT;
 		break;
 	case RD_TYPE:
 		*err = xasprintf("%s: %s, not a regular file", name, type_name(o.mode));
@@ -304,4 +301,15 @@ char *read_file_capped(const char *path, size_t cap, size_t *len)
 	if (len)
 		*len = o.sb.len;
 	return o.sb.buf ? sb_detach(&o.sb) : xstrdup("");
+}
+
+int read_input_or_say(const char *cmd, const char *path, enum input_kind kind, char **data, size_t *len)
+{
+	char *err = NULL;
+	enum cmax_err e = read_input(path, kind, data, len, &err);
+	if (!e)
+		return 0;
+	fprintf(stderr, "cmax %s: %s\n", cmd, ts_str(err));
+	free(err);
+	return exit_code_for(e);
 }

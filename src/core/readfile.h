@@ -23,6 +23,7 @@
 #ifndef CMAX_READFILE_H
 #define CMAX_READFILE_H
 #include <stddef.h>
+#include "core/error.h"
 
 enum input_kind {
 	INPUT_RESULTS,     /* result documents: rate, accept --from-results/--previous, audit review */
@@ -35,13 +36,17 @@ enum input_kind {
 	INPUT__COUNT
 };
 
-/* 0 with *data (malloc'd, NUL-terminated, *len bytes before the NUL; len
- * may be NULL), or an exit code with *err (malloc'd, one line, naming the
- * path) and *data NULL: EXIT_NOINPUT when it cannot be opened (missing,
- * permission); EXIT_DATAERR when it is not a regular file or a FIFO, is
+/* CE_OK with *data (malloc'd, NUL-terminated, *len bytes before the NUL;
+ * len may be NULL), or an error (core/error.h) with *err (malloc'd, one
+ * line, naming the path) and *data NULL: CE_NOINPUT when it cannot be opened
+ * (missing, permission); CE_DATA when it is not a regular file or a FIFO, is
  * larger than the cap, fails to read, or a pipe misses the deadline;
- * EXIT_USAGE when an override variable is malformed. */
-int read_input(const char *path, enum input_kind kind, char **data, size_t *len, char **err);
+ * CE_USAGE when an override variable is malformed. */
+enum cmax_err read_input(const char *path, enum input_kind kind, char **data, size_t *len, char **err);
+/* read_input in a command's voice: on failure says "cmax CMD: why" on
+ * stderr and returns the command's exit code for it (66, 65, 64); 0 with
+ * *data otherwise. */
+int read_input_or_say(const char *cmd, const char *path, enum input_kind kind, char **data, size_t *len);
 
 /* The kind's cap in bytes, overrides applied (a malformed one: the default). */
 size_t input_cap(enum input_kind kind);

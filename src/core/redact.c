@@ -2,8 +2,8 @@
  * authority is everything after "//" up to the next "/", "?" or "#"; its
  * userinfo is what comes before the last "@" in it. Blanks, quotes and
  * angle brackets also end it here, since the URL may sit inside a message. */
-#include "redact.h"
-#include "strbuf.h"
+#include "core/redact.h"
+#include "core/strbuf.h"
 
 #include <ctype.h>
 #include <stdlib.h>

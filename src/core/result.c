@@ -1,6 +1,5 @@
-#include "result.h"
-#include "strbuf.h"
-#include "../checks/check.h"
+#include "core/result.h"
+#include "core/strbuf.h"
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,19 +21,12 @@ int status_parse(const char *s, enum status *out)
 	return -1;
 }
 
-struct result *result_new(const struct check_def *def, const char *host)
+struct result *result_new(const char *id, const char *profile, const char *title, const char *host)
 {
 	struct result *r = xcalloc(1, sizeof *r);
-	r->def = def;
-	if (def) {
-		r->id = def->id;
-		r->profile = def->profile;
-		r->title = def->title;
-		if (def->remediation)
-			r->remediation = xstrdup(def->remediation);
-		if (def->reproduce)
-			r->reproduce = xstrdup(def->reproduce);
-	}
+	r->id = xstrdup(id ? id : "");
+	r->profile = xstrdup(profile ? profile : "");
+	r->title = xstrdup(title ? title : "");
 	r->host = xstrdup(host ? host : "");
 	r->evidence = json_array();
 	r->references = json_array();
@@ -55,35 +47,25 @@ void result_free(struct result *r)
 	json_decref(r->references);
 	free(r->reproduce);
 	free(r->mode);
-	if (!r->def) {
-		free((char *)r->id);
-		free((char *)r->profile);
-		free((char *)r->title);
-	}
+	free(r->id);
+	free(r->profile);
+	free(r->title);
 	free(r);
 }
 
 void r_status(struct result *r, enum status st, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	str_vset_sanitized(&r->summary, fmt, ap);
 	va_end(ap);
-	free(r->summary);
-	char *s = sb_detach(&sb);
-	r->summary = str_sanitize(s, strlen(s));
-	free(s);
 	r->status = st;
 	r->status_set = 1;
 }
 
 static json_t *fmt_json(const char *fmt, va_list ap)
 {
-	struct strbuf sb = STRBUF_INIT;
-	sb_vaddf(&sb, fmt, ap);
-	char *c = str_sanitize(sb.buf ? sb.buf : "", sb.len);
-	sb_free(&sb);
+	char *c = str_vformat_sanitized(fmt, ap);
 	json_t *v = json_string(c);
 	free(c);
 	return v;
@@ -119,13 +101,11 @@ void r_expectedf(struct result *r, const char *fmt, ...)
 
 void r_remedy(struct result *r, const char *fmt, ...)
 {
-	struct strbuf sb = STRBUF_INIT;
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
-	va_end(ap);
 	free(r->remediation);
-	r->remediation = sb_detach(&sb);
+	r->remediation = xvasprintf(fmt, ap);
+	va_end(ap);
 }
 
 void r_ref(struct result *r, const char *ref)
@@ -172,15 +152,20 @@ void r_evidence_file(struct result *r, const char *path, const char *excerpt)
 	r_evidence(r, e);
 }
 
-void r_evidence_note(struct result *r, const char *fmt, ...)
+json_t *evidence_note_v(const char *fmt, va_list ap)
 {
 	json_t *e = json_object();
 	json_object_set_new(e, "kind", json_string("note"));
+	json_object_set_new(e, "text", fmt_json(fmt, ap));
+	return e;
+}
+
+void r_evidence_note(struct result *r, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	json_object_set_new(e, "text", fmt_json(fmt, ap));
+	r_evidence(r, evidence_note_v(fmt, ap));
 	va_end(ap);
-	r_evidence(r, e);
 }
 
 void r_mode(struct result *r, const char *mode)
@@ -229,14 +214,9 @@ struct result *result_from_json(const json_t *o)
 	enum status s;
 	if (!id || !st || status_parse(st, &s) != 0)
 		return NULL;
-	struct result *r = result_new(NULL, json_string_value(json_object_get(o, "host")));
-	r->id = xstrdup(id);
-	r->profile = dup_field(o, "profile");
-	if (!r->profile)
-		r->profile = xstrdup("");
-	r->title = dup_field(o, "title");
-	if (!r->title)
-		r->title = xstrdup(id);
+	const char *title = json_string_value(json_object_get(o, "title"));
+	struct result *r = result_new(id, json_string_value(json_object_get(o, "profile")), title ? title : id,
+				      json_string_value(json_object_get(o, "host")));
 	r->status = s;
 	r->status_set = 1;
 	r->summary = dup_field(o, "summary");

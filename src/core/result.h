@@ -4,17 +4,17 @@
 #ifndef CMAX_RESULT_H
 #define CMAX_RESULT_H
 #include <jansson.h>
+#include <stdarg.h>
 
 enum status { ST_PASS, ST_WARN, ST_FAIL, ST_SKIP, ST_ERROR, ST__COUNT };
 
 const char *status_name(enum status s);       /* "PASS" ... */
 int status_parse(const char *s, enum status *out);
 
-struct check_def;
-
+/* A result owns every string and JSON value it points to: result_free
+ * frees them all. */
 struct result {
-	const struct check_def *def;
-	const char *id, *profile, *title;  /* borrowed from def */
+	char *id, *profile, *title;
 	char *host;
 	enum status status;
 	int status_set;
@@ -32,7 +32,9 @@ struct result {
 	char *mode;
 };
 
-struct result *result_new(const struct check_def *def, const char *host);
+/* A fresh row (status ERROR until a verdict is set); the strings are
+ * copied, NULL is stored as "". */
+struct result *result_new(const char *id, const char *profile, const char *title, const char *host);
 void result_free(struct result *r);
 
 /* Set status and summary (printf-style). The last call wins. */
@@ -57,6 +59,9 @@ void r_evidence(struct result *r, json_t *ev);        /* steals */
 /* Evidence for a file read: {kind:"file", path, excerpt} (excerpt may be NULL). */
 void r_evidence_file(struct result *r, const char *path, const char *excerpt);
 void r_evidence_note(struct result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The evidence object of a note, {kind:"note", text} (text made valid UTF-8):
+ * results and collectors record notes the same way. */
+json_t *evidence_note_v(const char *fmt, va_list ap);
 
 json_t *result_to_json(const struct result *r);
 /* Parse a row back (review command). NULL on malformed input. */

@@ -1,7 +1,8 @@
-#include "runner.h"
-#include "argv.h"
-#include "strbuf.h"
-#include "interrupt.h"
+#include "core/runner.h"
+#include "core/clock.h"
+#include "core/argv.h"
+#include "core/strbuf.h"
+#include "core/interrupt.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,7 +21,7 @@
 
 extern char **environ;
 
-static long g_deadline; /* mono_ms() value, 0 = none */
+static long g_deadline; /* clock_mono_ms() value, 0 = none */
 static int g_tool_cap;  /* ms; 0 = each command keeps its own timeout */
 
 void runner_set_tool_timeout_cap_ms(int cap_ms)
@@ -28,23 +29,16 @@ void runner_set_tool_timeout_cap_ms(int cap_ms)
 	g_tool_cap = cap_ms > 0 ? cap_ms : 0;
 }
 
-long mono_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 void runner_set_budget_ms(long budget_ms)
 {
-	g_deadline = budget_ms > 0 ? mono_ms() + budget_ms : 0;
+	g_deadline = budget_ms > 0 ? clock_mono_ms() + budget_ms : 0;
 }
 
 long runner_budget_left_ms(void)
 {
 	if (!g_deadline)
 		return LONG_MAX;
-	long left = g_deadline - mono_ms();
+	long left = g_deadline - clock_mono_ms();
 	return left > 0 ? left : 0;
 }
 
@@ -260,14 +254,14 @@ static void kill_tree(pid_t pid, int depth)
  * be reaped at once; it stays a zombie of cmax rather than hang it). */
 static int reap_within(pid_t pid, int *status, long ms)
 {
-	long until = mono_ms() + ms;
+	long until = clock_mono_ms() + ms;
 	for (;;) {
 		pid_t w = waitpid(pid, status, WNOHANG);
 		if (w == pid)
 			return 0;
 		if (w < 0 && errno != EINTR)
 			return -1;
-		if (mono_ms() >= until)
+		if (clock_mono_ms() >= until)
 			return -1;
 		struct timespec ts = { 0, 2 * 1000000 };
 		nanosleep(&ts, NULL);
@@ -452,6 +446,212 @@ void runner_set_interrupt_grace_ms(int ms)
 	g_interrupt_grace_ms = ms > 0 ? ms : RUNNER_INTERRUPT_GRACE_MS;
 }
 
+/* One command while it runs: what spawning, reading, reaping and the
+ * outcome share. */
+struct child_run {
+	pid_t pid;
+	int slot;        /* interrupt_watch_group's, < 0 when the handler cannot forward */
+	unsigned gen0;   /* interrupt_count() before the fork */
+	long t0;
+	int timeout;
+	struct pollfd fds[2];
+	struct capbuf ob, eb;
+	int timed_out, reaped, status;
+	int interrupted; /* the signal; negative once the group was killed for it */
+	long exited_at, stop_at;
+	struct pidset before;
+};
+
+/* The pipes, the guardian's fork and the parent's side of the set-up.
+ * Returns -1 with res->outcome and res->spawn_errno when nothing started. */
+static int spawn_guardian(const char *const argv[], struct cmd_result *res, struct child_run *c)
+{
+	int po[2], pe[2];
+	if (pipe2(po, O_CLOEXEC) != 0) {
+		res->outcome = RUN_SPAWN_FAILED;
+		res->spawn_errno = errno;
+		return -1;
+	}
+	if (pipe2(pe, O_CLOEXEC) != 0) {
+		res->spawn_errno = errno;
+		close(po[0]);
+		close(po[1]);
+		res->outcome = RUN_SPAWN_FAILED;
+		return -1;
+	}
+	become_subreaper();
+	self_children(&c->before);
+	/* An interrupt that came before this command (a clean-up after
+	 * Ctrl-C) lets it run; one that comes during it stops it. */
+	c->gen0 = interrupt_count();
+	char **env = child_env();
+	pid_t parent = getpid();
+	c->t0 = clock_mono_ms();
+	pid_t pid = fork();
+	if (pid < 0) {
+		res->spawn_errno = errno;
+		res->outcome = RUN_SPAWN_FAILED;
+		free(env);
+		close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		setpgid(0, 0);
+		guardian(res->path, argv, env, parent, po[1], pe[1]);
+		_exit(127);
+	}
+	free(env);
+	setpgid(pid, pid); /* both sides, to win the race */
+	c->pid = pid;
+	c->slot = interrupt_watch_group(pid);
+	close(po[1]);
+	close(pe[1]);
+	c->fds[0] = (struct pollfd){ po[0], POLLIN, 0 };
+	c->fds[1] = (struct pollfd){ pe[0], POLLIN, 0 };
+	return 0;
+}
+
+/* An interrupt during the command: note it, give the group the grace,
+ * and pass the signal on where the handler could not. */
+static void note_interrupt(struct child_run *c, long now)
+{
+	if (!c->interrupted && interrupt_count() != c->gen0 && interrupt_forwarding()) {
+		c->interrupted = interrupt_signal() ? interrupt_signal() : SIGINT;
+		c->stop_at = now + g_interrupt_grace_ms;
+		if (c->slot < 0) /* the handler could not pass it on */
+			kill(-c->pid, c->interrupted);
+	}
+}
+
+/* Whatever the ready pipes hold; a pipe at EOF (or in error) is closed.
+ * Returns how many pipes are still open. */
+static int read_ready(struct child_run *c, int open_fds)
+{
+	char tmp[65536];
+	for (int i = 0; i < 2; i++) {
+		struct pollfd *f = &c->fds[i];
+		if (f->fd < 0 || !(f->revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		ssize_t n = read(f->fd, tmp, sizeof tmp);
+		if (n <= 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			close(f->fd);
+			f->fd = -1;
+			open_fds--;
+			continue;
+		}
+		cap_add(i == 0 ? &c->ob : &c->eb, tmp, (size_t)n);
+	}
+	return open_fds;
+}
+
+/* Read both pipes until they close, the timeout, or the end of the grace
+ * after the tool's exit or an interrupt. */
+static void read_output(struct child_run *c)
+{
+	int open_fds = 2;
+	while (open_fds > 0) {
+		long now = clock_mono_ms();
+		note_interrupt(c, now);
+		if (!c->reaped && waitpid(c->pid, &c->status, WNOHANG) == c->pid) {
+			c->reaped = 1;
+			c->exited_at = now;
+		}
+		/* The tool is gone but something it left holds the pipes: what
+		 * it wrote is in them by now; do not wait for the timeout. */
+		if (c->reaped && now - c->exited_at >= RUNNER_EXIT_GRACE_MS)
+			break;
+		if (c->interrupted && now >= c->stop_at)
+			break;
+		long rem = c->t0 + c->timeout - now;
+		if (rem <= 0) {
+			c->timed_out = 1;
+			break;
+		}
+		/* Woken early by a signal (EINTR) or by output; the cap bounds
+		 * how late an exit or a signal just before poll() is seen. */
+		int r = poll(c->fds, 2, (int)(rem < RUNNER_POLL_MS ? rem : RUNNER_POLL_MS));
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (r == 0)
+			continue;
+		open_fds = read_ready(c, open_fds);
+	}
+}
+
+/* Output pipes closed but the child may linger (it closed stdout):
+ * wait for it within what is left of its timeout, or of the grace
+ * after an interrupt. */
+static void reap(struct child_run *c)
+{
+	pid_t pid = c->pid;
+	while (!c->reaped) {
+		pid_t w = waitpid(pid, &c->status, (c->timed_out || c->interrupted < 0) ? 0 : WNOHANG);
+		if (w == pid) {
+			c->reaped = 1;
+			break;
+		}
+		if (w < 0 && errno != EINTR)
+			break;
+		long now = clock_mono_ms();
+		note_interrupt(c, now);
+		if (c->interrupted > 0 && now >= c->stop_at) {
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			c->interrupted = -c->interrupted; /* now a blocking wait */
+			continue;
+		}
+		if (!c->timed_out && !c->interrupted && now >= c->t0 + c->timeout) {
+			c->timed_out = 1;
+			kill(-pid, SIGKILL);
+			kill(pid, SIGKILL);
+			continue;
+		}
+		if (!c->timed_out) {
+			struct timespec ts = { 0, 2 * 1000000 };
+			nanosleep(&ts, NULL);
+		}
+	}
+	if (c->interrupted < 0)
+		c->interrupted = -c->interrupted;
+}
+
+/* How the command ended, and what it wrote. */
+static void set_outcome(const struct child_run *c, struct cmd_result *res)
+{
+	int status = c->status;
+	if (c->interrupted) {
+		res->outcome = RUN_INTERRUPTED;
+		res->interrupt_signal = c->interrupted;
+	} else if (c->timed_out)
+		res->outcome = RUN_TIMEOUT;
+	else if (WIFEXITED(status)) {
+		res->outcome = RUN_EXITED;
+		res->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		res->outcome = RUN_SIGNALED;
+		res->term_signal = WTERMSIG(status);
+	}
+	if (c->interrupted && c->reaped) {
+		/* what the child did with the signal, for a caller that reads
+		 * its partial output (accept reads a child cmax's document) */
+		if (WIFEXITED(status))
+			res->exit_code = WEXITSTATUS(status);
+		else if (WIFSIGNALED(status))
+			res->term_signal = WTERMSIG(status);
+	}
+	res->out = c->ob.buf ? c->ob.buf : xstrdup("");
+	res->out_len = c->ob.len;
+	res->out_truncated = c->ob.truncated;
+	res->err = c->eb.buf ? c->eb.buf : xstrdup("");
+	res->err_len = c->eb.len;
+	res->err_truncated = c->eb.truncated;
+}
+
 int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_result *res)
 {
 	memset(res, 0, sizeof *res);
@@ -476,181 +676,33 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 		res->err = xstrdup("");
 		return -1;
 	}
-	struct capbuf ob = { .limit = (o && o->cap_out) ? o->cap_out : (1u << 20) };
-	struct capbuf eb = { .limit = (o && o->cap_err) ? o->cap_err : (64u << 10) };
-	int po[2], pe[2];
-	if (pipe2(po, O_CLOEXEC) != 0) {
-		res->outcome = RUN_SPAWN_FAILED;
-		res->spawn_errno = errno;
-		goto out_empty;
+	struct child_run c = {
+		.timeout = timeout,
+		.ob = { .limit = (o && o->cap_out) ? o->cap_out : (1u << 20) },
+		.eb = { .limit = (o && o->cap_err) ? o->cap_err : (64u << 10) },
+	};
+	if (spawn_guardian(argv, res, &c)) {
+		res->out = xstrdup("");
+		res->err = xstrdup("");
+		return -1;
 	}
-	if (pipe2(pe, O_CLOEXEC) != 0) {
-		res->spawn_errno = errno;
-		close(po[0]);
-		close(po[1]);
-		res->outcome = RUN_SPAWN_FAILED;
-		goto out_empty;
+	read_output(&c);
+	if (c.timed_out && !c.reaped) {
+		kill(-c.pid, SIGKILL);
+		kill(c.pid, SIGKILL);
 	}
-	become_subreaper();
-	struct pidset before;
-	self_children(&before);
-	/* An interrupt that came before this command (a clean-up after
-	 * Ctrl-C) lets it run; one that comes during it stops it. */
-	unsigned gen0 = interrupt_count();
-	char **env = child_env();
-	pid_t parent = getpid();
-	long t0 = mono_ms();
-	pid_t pid = fork();
-	if (pid < 0) {
-		res->spawn_errno = errno;
-		res->outcome = RUN_SPAWN_FAILED;
-		free(env);
-		close(po[0]); close(po[1]); close(pe[0]); close(pe[1]);
-		goto out_empty;
-	}
-	if (pid == 0) {
-		setpgid(0, 0);
-		guardian(res->path, argv, env, parent, po[1], pe[1]);
-		_exit(127);
-	}
-	free(env);
-	setpgid(pid, pid); /* both sides, to win the race */
-	int slot = interrupt_watch_group(pid);
-	close(po[1]);
-	close(pe[1]);
-	struct pollfd fds[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
-	int open_fds = 2, timed_out = 0, reaped = 0, status = 0, interrupted = 0;
-	long exited_at = 0, stop_at = 0;
-	char tmp[65536];
-	while (open_fds > 0) {
-		long now = mono_ms();
-		if (!interrupted && interrupt_count() != gen0 && interrupt_forwarding()) {
-			interrupted = interrupt_signal() ? interrupt_signal() : SIGINT;
-			stop_at = now + g_interrupt_grace_ms;
-			if (slot < 0) /* the handler could not pass it on */
-				kill(-pid, interrupted);
-		}
-		if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
-			reaped = 1;
-			exited_at = now;
-		}
-		/* The tool is gone but something it left holds the pipes: what
-		 * it wrote is in them by now; do not wait for the timeout. */
-		if (reaped && now - exited_at >= RUNNER_EXIT_GRACE_MS)
-			break;
-		if (interrupted && now >= stop_at)
-			break;
-		long rem = t0 + timeout - now;
-		if (rem <= 0) {
-			timed_out = 1;
-			break;
-		}
-		/* Woken early by a signal (EINTR) or by output; the cap bounds
-		 * how late an exit or a signal just before poll() is seen. */
-		int r = poll(fds, 2, (int)(rem < RUNNER_POLL_MS ? rem : RUNNER_POLL_MS));
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (r == 0)
-			continue;
-		for (int i = 0; i < 2; i++) {
-			if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR)))
-				continue;
-			ssize_t n = read(fds[i].fd, tmp, sizeof tmp);
-			if (n <= 0) {
-				if (n < 0 && errno == EINTR)
-					continue;
-				close(fds[i].fd);
-				fds[i].fd = -1;
-				open_fds--;
-				continue;
-			}
-			cap_add(i == 0 ? &ob : &eb, tmp, (size_t)n);
-		}
-	}
-	if (timed_out && !reaped) {
-		kill(-pid, SIGKILL);
-		kill(pid, SIGKILL);
-	}
-	/* Output pipes closed but the child may linger (it closed stdout):
-	 * wait for it within what is left of its timeout, or of the grace
-	 * after an interrupt. */
-	while (!reaped) {
-		pid_t w = waitpid(pid, &status, (timed_out || interrupted < 0) ? 0 : WNOHANG);
-		if (w == pid) {
-			reaped = 1;
-			break;
-		}
-		if (w < 0 && errno != EINTR)
-			break;
-		long now = mono_ms();
-		if (!interrupted && interrupt_count() != gen0 && interrupt_forwarding()) {
-			interrupted = interrupt_signal() ? interrupt_signal() : SIGINT;
-			stop_at = now + g_interrupt_grace_ms;
-			if (slot < 0)
-				kill(-pid, interrupted);
-		}
-		if (interrupted > 0 && now >= stop_at) {
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			interrupted = -interrupted; /* now a blocking wait */
-			continue;
-		}
-		if (!timed_out && !interrupted && now >= t0 + timeout) {
-			timed_out = 1;
-			kill(-pid, SIGKILL);
-			kill(pid, SIGKILL);
-			continue;
-		}
-		if (!timed_out) {
-			struct timespec ts = { 0, 2 * 1000000 };
-			nanosleep(&ts, NULL);
-		}
-	}
-	if (interrupted < 0)
-		interrupted = -interrupted;
-	interrupt_unwatch_group(slot);
+	reap(&c);
+	interrupt_unwatch_group(c.slot);
 	/* Descendants that kept the pipes open die with the group; those
 	 * that left it (setsid) were re-parented to cmax: see sweep_orphans. */
-	kill(-pid, SIGKILL);
-	sweep_orphans(&before);
+	kill(-c.pid, SIGKILL);
+	sweep_orphans(&c.before);
 	for (int i = 0; i < 2; i++)
-		if (fds[i].fd >= 0)
-			close(fds[i].fd);
-	res->duration_ms = mono_ms() - t0;
-	if (interrupted) {
-		res->outcome = RUN_INTERRUPTED;
-		res->interrupt_signal = interrupted;
-	} else if (timed_out)
-		res->outcome = RUN_TIMEOUT;
-	else if (WIFEXITED(status)) {
-		res->outcome = RUN_EXITED;
-		res->exit_code = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		res->outcome = RUN_SIGNALED;
-		res->term_signal = WTERMSIG(status);
-	}
-	if (interrupted && reaped) {
-		/* what the child did with the signal, for a caller that reads
-		 * its partial output (accept reads a child cmax's document) */
-		if (WIFEXITED(status))
-			res->exit_code = WEXITSTATUS(status);
-		else if (WIFSIGNALED(status))
-			res->term_signal = WTERMSIG(status);
-	}
-	res->out = ob.buf ? ob.buf : xstrdup("");
-	res->out_len = ob.len;
-	res->out_truncated = ob.truncated;
-	res->err = eb.buf ? eb.buf : xstrdup("");
-	res->err_len = eb.len;
-	res->err_truncated = eb.truncated;
+		if (c.fds[i].fd >= 0)
+			close(c.fds[i].fd);
+	res->duration_ms = clock_mono_ms() - c.t0;
+	set_outcome(&c, res);
 	return cmd_ok(res) ? 0 : -1;
-out_empty:
-	res->out = xstrdup("");
-	res->err = xstrdup("");
-	return -1;
 }
 
 void runner_refuse_interrupted(const char *const argv[], struct cmd_result *res)

@@ -100,5 +100,4 @@ void runner_set_budget_ms(long budget_ms);
 void runner_set_tool_timeout_cap_ms(int cap_ms);
 long runner_budget_left_ms(void); /* LONG_MAX when no budget */
 int runner_budget_exhausted(void);
-long mono_ms(void);
 #endif

@@ -8,8 +8,10 @@
 #ifndef CMAX_SELFCHECK_H
 #define CMAX_SELFCHECK_H
 #include <jansson.h>
+#include "core/error.h"
 
-/* 0 when doc matches the embedded schema NAME; otherwise EXIT_SOFTWARE after
- * one line on stderr: "cmax WHO: internal error: ...". */
-int doc_selfcheck(const json_t *doc, const char *schema, const char *who);
+/* CE_OK when doc matches the embedded schema NAME; otherwise CE_INTERNAL
+ * after one line on stderr, in the command's voice: "cmax WHO: internal
+ * error: ...". */
+enum cmax_err doc_selfcheck(const json_t *doc, const char *schema, const char *who);
 #endif

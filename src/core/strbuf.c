@@ -1,4 +1,4 @@
-#include "strbuf.h"
+#include "core/strbuf.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,14 +47,34 @@ char *xstrndup(const char *s, size_t n)
 	return p;
 }
 
-char *xasprintf(const char *fmt, ...)
+char *xvasprintf(const char *fmt, va_list ap)
 {
 	struct strbuf sb = STRBUF_INIT;
+	sb_vaddf(&sb, fmt, ap);
+	return sb_detach(&sb);
+}
+
+char *xasprintf(const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	sb_vaddf(&sb, fmt, ap);
+	char *s = xvasprintf(fmt, ap);
 	va_end(ap);
-	return sb_detach(&sb);
+	return s;
+}
+
+void str_vset_sanitized(char **dst, const char *fmt, va_list ap)
+{
+	free(*dst);
+	*dst = str_vformat_sanitized(fmt, ap);
+}
+
+char *str_vformat_sanitized(const char *fmt, va_list ap)
+{
+	char *s = xvasprintf(fmt, ap);
+	char *clean = str_sanitize(s, strlen(s));
+	free(s);
+	return clean;
 }
 
 static void sb_grow(struct strbuf *sb, size_t extra)
@@ -150,34 +170,36 @@ int str_ends(const char *s, const char *suffix)
 	return a >= b && memcmp(s + a - b, suffix, b) == 0;
 }
 
-static size_t utf8_seq(const unsigned char *p, size_t left)
+size_t utf8_decode(const unsigned char *p, size_t left, uint32_t *cp)
 {
-	size_t n;
 	unsigned c = p[0];
-	if (c < 0x80)
+	uint32_t v;
+	size_t n;
+	if (c < 0x80) {
+		if (cp)
+			*cp = c;
 		return 1;
+	}
 	if (c >= 0xC2 && c <= 0xDF)
-		n = 2;
+		n = 2, v = c & 0x1F;
 	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3;
+		n = 3, v = c & 0x0F;
 	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4;
+		n = 4, v = c & 0x07;
 	else
 		return 0;
 	if (n > left)
 		return 0;
-	for (size_t i = 1; i < n; i++)
+	for (size_t i = 1; i < n; i++) {
 		if ((p[i] & 0xC0) != 0x80)
 			return 0;
+		v = (v << 6) | (p[i] & 0x3F);
+	}
 	/* reject overlongs and surrogates, as jansson does */
-	if (n == 3 && c == 0xE0 && p[1] < 0xA0)
+	if ((n == 3 && v < 0x800) || (n == 4 && (v < 0x10000 || v > 0x10FFFF)) || (v >= 0xD800 && v <= 0xDFFF))
 		return 0;
-	if (n == 3 && c == 0xED && p[1] >= 0xA0)
-		return 0;
-	if (n == 4 && c == 0xF0 && p[1] < 0x90)
-		return 0;
-	if (n == 4 && c == 0xF4 && p[1] >= 0x90)
-		return 0;
+	if (cp)
+		*cp = v;
 	return n;
 }
 
@@ -188,7 +210,7 @@ char *str_sanitize(const char *s, size_t len)
 	size_t i = 0;
 	sb_add(&sb, "", 0);
 	while (i < len) {
-		size_t n = utf8_seq(p + i, len - i);
+		size_t n = utf8_decode(p + i, len - i, NULL);
 		if (n == 0 || (n == 1 && ((p[i] < 0x20 && p[i] != '\n' && p[i] != '\t') || p[i] == 0x7F))) {
 			sb_add(&sb, "?", 1);
 			i++;

@@ -3,6 +3,7 @@
 #define CMAX_STRBUF_H
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdint.h>
 
 struct strbuf {
 	char *buf;
@@ -24,6 +25,7 @@ void sb_free(struct strbuf *sb);
 char *xstrdup(const char *s);
 char *xstrndup(const char *s, size_t n);
 char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+char *xvasprintf(const char *fmt, va_list ap);
 void *xmalloc(size_t n);
 void *xcalloc(size_t n, size_t m);
 void *xrealloc(void *p, size_t n);
@@ -33,8 +35,21 @@ int str_ends(const char *s, const char *suffix);
 /* Copy of at most `max` bytes of `s`, cut at a UTF-8 boundary, with "..." when cut. */
 char *str_excerpt(const char *s, size_t len, size_t max);
 
+/* Length (1..4) of the valid UTF-8 sequence at p, with its code point in
+ * *cp when cp is not NULL, or 0 for an invalid one (overlongs and
+ * surrogates rejected, as jansson does). One decoder for str_sanitize and
+ * core/termsafe.h, so valid text means the same to both. */
+size_t utf8_decode(const unsigned char *p, size_t left, uint32_t *cp);
+
 /* Valid UTF-8 copy of arbitrary bytes: invalid sequences and control bytes
  * (other than \n and \t) become '?', NUL bytes included. Tools print garbage;
- * JSON output must stay valid. */
+ * JSON output must stay valid. This is for the data cmax records; text shown
+ * on a terminal goes through core/termsafe.h (which also escapes C1 and
+ * bidi controls, and makes a message one line). */
 char *str_sanitize(const char *s, size_t len);
+/* Format, then str_sanitize: a one-line reason or summary that may quote
+ * tool output. */
+char *str_vformat_sanitized(const char *fmt, va_list ap);
+/* Replace *dst (freed) with str_vformat_sanitized(fmt, ap). */
+void str_vset_sanitized(char **dst, const char *fmt, va_list ap);
 #endif

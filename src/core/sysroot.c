@@ -1,5 +1,5 @@
-#include "sysroot.h"
-#include "strbuf.h"
+#include "core/sysroot.h"
+#include "core/strbuf.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

@@ -1,40 +1,9 @@
 /* Terminal-safe display of outside strings (see termsafe.h). */
-#include "termsafe.h"
+#include "core/termsafe.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at p (1..4) and its code point, or 0
- * for an invalid one (overlongs and surrogates rejected, as jansson does). */
-static size_t utf8_decode(const unsigned char *p, size_t left, uint32_t *cp)
-{
-	unsigned c = p[0];
-	size_t n;
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	if (c >= 0xC2 && c <= 0xDF)
-		n = 2, *cp = c & 0x1F;
-	else if (c >= 0xE0 && c <= 0xEF)
-		n = 3, *cp = c & 0x0F;
-	else if (c >= 0xF0 && c <= 0xF4)
-		n = 4, *cp = c & 0x07;
-	else
-		return 0;
-	if (n > left)
-		return 0;
-	for (size_t i = 1; i < n; i++) {
-		if ((p[i] & 0xC0) != 0x80)
-			return 0;
-		*cp = (*cp << 6) | (p[i] & 0x3F);
-	}
-	if ((n == 3 && *cp < 0x800) || (n == 4 && (*cp < 0x10000 || *cp > 0x10FFFF)) ||
-	    (*cp >= 0xD800 && *cp <= 0xDFFF))
-		return 0;
-	return n;
-}
 
 static int is_bidi_control(uint32_t cp)
 {
@@ -70,7 +39,7 @@ static const char *c0_name(unsigned char c, unsigned flags, char buf[5])
 static size_t unit(const unsigned char *p, size_t left, unsigned flags, char buf[12], const char **esc)
 {
 	uint32_t cp;
-	size_t n = utf8_decode(p, left, &cp);
+	size_t n = utf8_decode(p, left, &cp); /* core/strbuf.h */
 	*esc = NULL;
 	if (n == 0) {
 		snprintf(buf, 12, "\\x%02x", p[0]);
@@ -171,6 +140,30 @@ void ts_fputs(const char *s, unsigned flags, FILE *out)
 	ts_adds(&sb, s, flags);
 	fputs(sb_str(&sb), out);
 	sb_free(&sb);
+}
+
+size_t ts_copy(char *dst, size_t n, const char *s, size_t len, unsigned flags)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0, k = 0;
+	char buf[12];
+	while (s && i < len) {
+		const char *esc;
+		size_t u = unit(p + i, len - i, flags, buf, &esc);
+		size_t w = esc ? strlen(esc) : u;
+		if (k + w >= n)
+			break;
+		memcpy(dst + k, esc ? esc : s + i, w);
+		k += w;
+		i += u;
+	}
+	dst[k] = 0;
+	return i;
+}
+
+size_t ts_copys(char *dst, size_t n, const char *s, unsigned flags)
+{
+	return ts_copy(dst, n, s, s ? strlen(s) : 0, flags);
 }
 
 static int is_blank(unsigned char c)

@@ -19,7 +19,7 @@
 #define CMAX_TERMSAFE_H
 #include <stddef.h>
 #include <stdio.h>
-#include "strbuf.h"
+#include "core/strbuf.h"
 
 #define TS_KEEP_NEWLINE 1u /* multi-line text (an excerpt of tool output): \n passes */
 #define TS_KEEP_TAB 2u     /* \t passes */
@@ -48,6 +48,15 @@ const char *ts_text(const char *s);
  * most max bytes of output at a character boundary with "..." when cut
  * (max >= 4). Caller frees. Safe for a terminal and for a text row. */
 char *ts_oneline(const char *s, size_t len, size_t max);
+
+/* The escaped form of s[0..len) in a fixed field dst[0..n) (n >= 1),
+ * always NUL-terminated; when it does not fit, cut between whole
+ * characters and whole escapes. For records with fixed-size fields (kernel
+ * log events, node states): what they hold is safe for a terminal and is
+ * valid UTF-8 for JSON. Returns the input bytes taken (len when all fit). */
+size_t ts_copy(char *dst, size_t n, const char *s, size_t len, unsigned flags);
+/* Same for a NUL-terminated string; NULL gives "". */
+size_t ts_copys(char *dst, size_t n, const char *s, unsigned flags);
 
 /* fputs of one escaped field. */
 void ts_fputs(const char *s, unsigned flags, FILE *out);

@@ -1,6 +1,6 @@
 /* See usage.h. */
-#include "usage.h"
-#include "exitcodes.h"
+#include "core/usage.h"
+#include "core/exitcodes.h"
 
 #include <stdio.h>
 

@@ -7,7 +7,6 @@
 #include <string.h>
 #include <yaml.h>
 
-#include "core/exitcodes.h"
 #include "core/readfile.h"
 #include "core/strbuf.h"
 #include "core/yamljson.h"
@@ -220,10 +219,10 @@ json_t *yamljson_load_file2(const char *path, char **err, int *missing)
 	char *buf = NULL;
 	/* the one input reader: its cap for policy files, and no device, FIFO
 	 * hang or directory (core/readfile.h); missing means it cannot be
-	 * opened (66), anything else is bad input (65) */
-	int rc = read_input(path, INPUT_POLICY, &buf, &n, err);
+	 * opened, anything else is bad input */
+	enum cmax_err rc = read_input(path, INPUT_POLICY, &buf, &n, err);
 	if (rc) {
-		if (missing && rc == EXIT_NOINPUT)
+		if (missing && rc == CE_NOINPUT)
 			*missing = 1;
 		return NULL;
 	}

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "core/exitcodes.h"
+#include "core/jsonget.h"
 #include "core/readfile.h"
 #include "core/strbuf.h"
 #include "evidence/evidence.h"
@@ -47,15 +48,12 @@ void ev_free(struct ev_set *s)
 	memset(s, 0, sizeof *s);
 }
 
-static const char *str_at(const json_t *o, const char *key)
+/* Everything a document must be before anything of it is added: a known
+ * schema, a results array whose every row has an id and a status, and a
+ * timeline that holds. CE_DATA with *err otherwise; *k is the schema's index. */
+static enum cmax_err ev_validate(const json_t *root, const char *label, size_t *kp, char **err)
 {
-	return json_string_value(json_object_get(o, key));
-}
-
-int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
-{
-	*err = NULL;
-	const char *schema = json_is_object(root) ? str_at(root, "schema") : NULL;
+	const char *schema = json_is_object(root) ? jget_str(root, "schema") : NULL;
 	size_t k;
 	for (k = 0; schema && k < sizeof schemas / sizeof schemas[0]; k++)
 		if (!strcmp(schemas[k].schema, schema))
@@ -65,31 +63,27 @@ int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
 				     label, schema, schemas[0].schema, schemas[1].schema, schemas[2].schema,
 				     schemas[3].schema)
 			      : xasprintf("%s: not a cmax result document (no \"schema\" field)", label);
-		json_decref(root);
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
-	json_t *results = json_object_get(root, "results");
+	const json_t *results = json_object_get(root, "results");
 	if (!json_is_array(results)) {
 		*err = xasprintf("%s: %s document without a \"results\" array", label, schema);
-		json_decref(root);
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
 	/* Validate every row before adding anything: a half-loaded file would be judged. */
 	size_t i;
 	json_t *row;
 	json_array_foreach(results, i, row) {
 		enum status st;
-		const char *id = json_is_object(row) ? str_at(row, "id") : NULL;
-		const char *sts = json_is_object(row) ? str_at(row, "status") : NULL;
+		const char *id = json_is_object(row) ? jget_str(row, "id") : NULL;
+		const char *sts = json_is_object(row) ? jget_str(row, "status") : NULL;
 		if (!id || !*id) {
 			*err = xasprintf("%s: result %zu has no id", label, i);
-			json_decref(root);
-			return EXIT_DATAERR;
+			return CE_DATA;
 		}
 		if (!sts || status_parse(sts, &st) != 0) {
 			*err = xasprintf("%s: result %s has no valid status (PASS, WARN, FAIL, SKIP or ERROR)", label, id);
-			json_decref(root);
-			return EXIT_DATAERR;
+			return CE_DATA;
 		}
 	}
 	/* The timeline every row was derived from: broken, nothing in the document holds. */
@@ -97,8 +91,71 @@ int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
 	if (broken) {
 		*err = xasprintf("%s: malformed evidence: %s", label, broken);
 		free(broken);
+		return CE_DATA;
+	}
+	*kp = k;
+	return CE_OK;
+}
+
+/* The document's own fields: kind, schema, start, harness, name. */
+static void ev_doc_fill(struct ev_doc *d, json_t *root, const char *label, size_t k)
+{
+	d->path = strdup(label);
+	d->kind = schemas[k].kind;
+	d->schema = jget_str(root, "schema");
+	d->root = root;
+	d->started_at = jget_str(root, "started_at");
+	const json_t *target = json_object_get(root, "target");
+	d->harness = json_is_object(target) ? jget_str(target, "harness") : NULL;
+	if (!d->harness)
+		d->harness = jget_str(root, "scheduler");
+	switch (d->kind) {
+	case EV_AUDIT: d->name = jget_str(root, "profile"); break;
+	case EV_BENCH: d->name = jget_str(root, "benchmark"); break;
+	default: d->name = ev_kind_name(d->kind); break;
+	}
+}
+
+/* One row of d into s. CE_OS when the rows cannot grow. */
+static enum cmax_err ev_add_row(struct ev_set *s, struct ev_doc *d, json_t *row, const char *label, char **err)
+{
+	if (s->nrows == s->cap) {
+		size_t nc = s->cap ? s->cap * 2 : 64;
+		struct ev_row *nr = realloc(s->rows, nc * sizeof *nr);
+		if (!nr) {
+			*err = xasprintf("%s: out of memory", label);
+			return CE_OS;
+		}
+		s->rows = nr;
+		s->cap = nc;
+	}
+	struct ev_row *r = &s->rows[s->nrows++];
+	r->doc = d;
+	r->json = row;
+	r->id = jget_str(row, "id");
+	r->profile = jget_str(row, "profile");
+	r->summary = jget_str(row, "summary");
+	r->host = jget_str(row, "host");
+	r->mode = jget_str(row, "mode");
+	status_parse(jget_str(row, "status"), &r->status);
+	r->malformed = ev_row_check(row);
+	r->observed = json_object_get(row, "observed");
+	r->expected = json_object_get(row, "expected");
+	if (json_is_null(r->observed))
+		r->observed = NULL;
+	if (json_is_null(r->expected))
+		r->expected = NULL;
+	return CE_OK;
+}
+
+enum cmax_err ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
+{
+	*err = NULL;
+	size_t k = 0;
+	enum cmax_err rc = ev_validate(root, label, &k, err);
+	if (rc != CE_OK) {
 		json_decref(root);
-		return EXIT_DATAERR;
+		return rc;
 	}
 	struct ev_doc *d = calloc(1, sizeof *d);
 	struct ev_doc **nd = realloc(s->docs, (s->ndocs + 1) * sizeof *nd);
@@ -108,77 +165,41 @@ int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err)
 			s->docs = nd;
 		*err = xasprintf("%s: out of memory", label);
 		json_decref(root);
-		return EXIT_OSERR;
+		return CE_OS;
 	}
 	s->docs = nd;
-	d->path = strdup(label);
-	d->kind = schemas[k].kind;
-	d->schema = schema;
-	d->root = root;
-	d->started_at = str_at(root, "started_at");
-	const json_t *target = json_object_get(root, "target");
-	d->harness = json_is_object(target) ? str_at(target, "harness") : NULL;
-	if (!d->harness)
-		d->harness = str_at(root, "scheduler");
-	switch (d->kind) {
-	case EV_AUDIT: d->name = str_at(root, "profile"); break;
-	case EV_BENCH: d->name = str_at(root, "benchmark"); break;
-	default: d->name = ev_kind_name(d->kind); break;
-	}
+	ev_doc_fill(d, root, label, k);
 	s->docs[s->ndocs++] = d;
-	json_array_foreach(results, i, row) {
-		if (s->nrows == s->cap) {
-			size_t nc = s->cap ? s->cap * 2 : 64;
-			struct ev_row *nr = realloc(s->rows, nc * sizeof *nr);
-			if (!nr) {
-				*err = xasprintf("%s: out of memory", label);
-				return EXIT_OSERR;
-			}
-			s->rows = nr;
-			s->cap = nc;
-		}
-		struct ev_row *r = &s->rows[s->nrows++];
-		r->doc = d;
-		r->json = row;
-		r->id = str_at(row, "id");
-		r->profile = str_at(row, "profile");
-		r->summary = str_at(row, "summary");
-		r->host = str_at(row, "host");
-		r->mode = str_at(row, "mode");
-		status_parse(str_at(row, "status"), &r->status);
-		r->malformed = ev_row_check(row);
-		r->observed = json_object_get(row, "observed");
-		r->expected = json_object_get(row, "expected");
-		if (json_is_null(r->observed))
-			r->observed = NULL;
-		if (json_is_null(r->expected))
-			r->expected = NULL;
-	}
-	return 0;
+	size_t i;
+	json_t *row;
+	json_array_foreach(json_object_get(root, "results"), i, row)
+		if ((rc = ev_add_row(s, d, row, label, err)) != CE_OK)
+			return rc;
+	return CE_OK;
 }
 
-int ev_load(struct ev_set *s, const char *path, char **err)
+enum cmax_err ev_load(struct ev_set *s, const char *path, char **err)
 {
 	*err = NULL;
 	struct stat st;
 	if (stat(path, &st) != 0) {
 		*err = xasprintf("%s: %s", path, strerror(errno));
-		return EXIT_NOINPUT;
+		return CE_NOINPUT;
 	}
 	char *file = NULL;
 	if (S_ISDIR(st.st_mode)) {
 		if (asprintf(&file, "%s/audit.results.json", path) < 0)
-			return EXIT_OSERR;
+			return CE_OS;
 		if (stat(file, &st) != 0) {
 			*err = xasprintf("%s: a directory without audit.results.json (not an audit run directory)", path);
 			free(file);
-			return EXIT_NOINPUT;
+			return CE_NOINPUT;
 		}
 	} else if (!(file = strdup(path))) {
-		return EXIT_OSERR;
+		return CE_OS;
 	}
 	json_t *root = NULL;
-	int rc = ev_load_json(file, &root, err);
+	enum cmax_err rc = ev_load_json(file, &root, err);
 	if (rc) {
 		free(file);
 		return rc;
@@ -188,22 +209,22 @@ int ev_load(struct ev_set *s, const char *path, char **err)
 	return rc;
 }
 
-int ev_load_json(const char *path, json_t **root, char **err)
+enum cmax_err ev_load_json(const char *path, json_t **root, char **err)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	json_error_t je;
 	*root = NULL;
-	int rc = read_input(path, INPUT_RESULTS, &buf, &len, err);
+	enum cmax_err rc = read_input(path, INPUT_RESULTS, &buf, &len, err);
 	if (rc)
 		return rc;
 	*root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	free(buf);
 	if (!*root) {
 		*err = xasprintf("%s: not valid JSON (line %d: %s)", path, je.line, je.text);
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
-	return 0;
+	return CE_OK;
 }
 
 const struct ev_row *ev_next(const struct ev_set *s, const char *pattern, size_t *pos)

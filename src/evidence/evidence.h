@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <jansson.h>
 
+#include "core/error.h"
 #include "core/result.h"
 
 enum ev_kind { EV_AUDIT, EV_BENCH, EV_INJECT, EV_REBOOT, EV__COUNT };
@@ -47,16 +48,18 @@ void ev_init(struct ev_set *s);
 void ev_free(struct ev_set *s);
 
 /* Add one result file, or an audit run directory (its audit.results.json).
- * Returns 0, or EXIT_NOINPUT (missing) / EXIT_DATAERR (not JSON, not a cmax
- * result document, a row without id or with an unknown status) with a
- * malloc'd one-line *err. On error nothing from that file is added. */
-int ev_load(struct ev_set *s, const char *path, char **err);
+ * Returns CE_OK, or CE_NOINPUT (missing) / CE_DATA (not JSON, not a cmax
+ * result document, a row without id or with an unknown status) / CE_OS (out
+ * of memory) with a malloc'd one-line *err. On error nothing from that file
+ * is added. */
+enum cmax_err ev_load(struct ev_set *s, const char *path, char **err);
 /* The same for a parsed document (steals root); label names it in errors. */
-int ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err);
+enum cmax_err ev_add_json(struct ev_set *s, json_t *root, const char *label, char **err);
 /* One result document file parsed, through the one input reader (its cap
- * for result documents; a device, directory or FIFO hang refused): 0 and
- * *root, or EXIT_NOINPUT / EXIT_DATAERR with a one-line *err naming it. */
-int ev_load_json(const char *path, json_t **root, char **err);
+ * for result documents; a device, directory or FIFO hang refused): CE_OK and
+ * *root, or an error of read_input (core/readfile.h) / CE_DATA with a
+ * one-line *err naming it. */
+enum cmax_err ev_load_json(const char *path, json_t **root, char **err);
 
 /* Rows whose id matches the fnmatch(3) pattern, in load order:
  *   size_t pos = 0; while ((r = ev_next(s, "bench.storage-*", &pos))) ... */
@@ -120,6 +123,6 @@ char *ev_row_check(const json_t *row);
 /* The values every row of a document was derived from: an inject
  * timeline's event offsets, a reboot test's event offsets and epochs. NULL
  * when sound, else a malloc'd "PATH: why"; ev_add_json refuses such a
- * document as a whole (EXIT_DATAERR): none of its rows can be trusted. */
+ * document as a whole (CE_DATA): none of its rows can be trusted. */
 char *ev_doc_check(const json_t *root, enum ev_kind kind);
 #endif

@@ -1,10 +1,10 @@
 /* Merging a fleet: node documents into ctx->fleet, report rows, values and
  * the text report. A node that did not answer stays in every one of them,
  * named, with the reason. */
-#include "fleet.h"
-#include "../checks/check.h"
-#include "../core/strbuf.h"
-#include "../core/termsafe.h"
+#include "fleet/fleet.h"
+#include "checks/check.h"
+#include "core/strbuf.h"
+#include "core/termsafe.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -68,7 +68,7 @@ void fleet_node_rows(const json_t *fleet, struct result ***rows, size_t *n)
 			}
 			continue;
 		}
-		struct result *r = result_new(cov, host);
+		struct result *r = check_result_new(cov, host);
 		const char *why = json_string_value(json_object_get(node, "error"));
 		r_error(r, "node %s did not answer the fleet collector: %s", host, why ? why : "no reason recorded");
 		r_observedf(r, "no cmax.node/1 document from %s", host);

@@ -5,9 +5,9 @@
 #define CMAX_FLEET_H
 #include <stdio.h>
 #include <jansson.h>
-#include "../core/result.h"
-#include "../report/report.h"
-#include "fanout.h"
+#include "core/result.h"
+#include "report/report.h"
+#include "fleet/fanout.h"
 
 /* Hidden command: host-scope checks on this node, one cmax.node/1 document
  * on stdout in the wire format (src/parse/nodewire.h). Writes no file. */

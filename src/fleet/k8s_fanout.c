@@ -27,16 +27,17 @@
  * taints and the collector's command line, no credential (the kubeconfig
  * is never read into them). Nothing is written under $TMPDIR; without a
  * run directory (--dry-run prints the objects instead) nothing is created. */
-#include "fanout.h"
-#include "../audit/ctx.h"
-#include "../core/argv.h"
-#include "../core/interrupt.h"
-#include "../core/outfile.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
-#include "../parse/k8s.h"
-#include "../parse/k8spod.h"
-#include "../parse/nodewire.h"
+#include "fleet/fanout.h"
+#include "core/clock.h"
+#include "engine/context.h"
+#include "core/argv.h"
+#include "core/interrupt.h"
+#include "core/outfile.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+#include "parse/k8s.h"
+#include "parse/k8spod.h"
+#include "parse/nodewire.h"
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -485,7 +486,7 @@ out:
 static int cleanup(const struct kube *k, const char *run_id, enum ns_owner owner, json_t *ev, struct strbuf *why,
 		   char **ns_note)
 {
-	long left = runner_budget_left_ms(), t0 = mono_ms();
+	long left = runner_budget_left_ms(), t0 = clock_mono_ms();
 	runner_set_budget_ms(0);
 	char *sel = xasprintf(RUN_LABEL "=%s", run_id);
 	const char *pods[] = { "delete", "pods", "-n", K8S_NAMESPACE, "-l", sel, "--ignore-not-found", "--wait=false",
@@ -511,7 +512,7 @@ static int cleanup(const struct kube *k, const char *run_id, enum ns_owner owner
 	}
 	free(sel);
 	if (left != LONG_MAX) {
-		long rest = left - (mono_ms() - t0);
+		long rest = left - (clock_mono_ms() - t0);
 		runner_set_budget_ms(rest > 0 ? rest : 1);
 	}
 	return bad ? -1 : 0;
@@ -605,6 +606,182 @@ static json_t *pod_doc(const struct kube *k, struct pn *p, json_t *ev, char **wh
 	return doc;
 }
 
+/* One collection run: what setup, the wait, the gathering and the clean-up share. */
+struct k8s_run {
+	const struct fanout_opts *o;
+	struct kube k;
+	json_t *nodes;
+	size_t nn;
+	struct pn *pn;
+	char *run_id;
+	long per;
+	char *nsfile, *podfile, *setup_err;
+	enum ns_owner ns_owner;
+	int created;
+	json_t *last_poll;
+	char *poll_err;
+};
+
+/* Our own namespace when the cluster has none. Returns 0 when pods can
+ * be created in it (ours, or another run's made meanwhile). */
+static int k8s_make_namespace(struct k8s_run *r)
+{
+	json_t *ns = namespace_manifest(r->run_id);
+	r->nsfile = write_manifest(r->o->run_dir, "k8s-namespace.json", ns, &r->setup_err);
+	json_decref(ns);
+	if (!r->nsfile)
+		return -1;
+	int crc = kube_create(&r->k, r->nsfile, &r->setup_err);
+	if (crc == 0) {
+		r->ns_owner = NS_OURS;
+	} else if (crc == 1 && strstr(r->setup_err, "AlreadyExists")) {
+		/* another run made it meanwhile: use it, leave it */
+		free(r->setup_err);
+		r->setup_err = NULL;
+	} else {
+		/* refused: nothing was made; unfinished: it may have been */
+		r->ns_owner = crc == 2 ? NS_MAYBE : NS_NOT_OURS;
+		return -1;
+	}
+	return 0;
+}
+
+/* The manifests and the namespace. Returns 0 when the pods can be created;
+ * otherwise r->setup_err says why (or the run was interrupted). */
+static int k8s_setup(struct k8s_run *r)
+{
+	const struct fanout_opts *o = r->o;
+	if (!o->run_dir) {
+		r->setup_err = xstrdup("no run directory to keep the pod manifests in");
+		return -1;
+	}
+	json_t *list = pods_list(o, r->run_id, r->nodes);
+	r->podfile = write_manifest(o->run_dir, "k8s-pods.json", list, &r->setup_err);
+	json_decref(list);
+	if (!r->podfile)
+		return -1;
+	int exists = namespace_exists(&r->k, &r->setup_err);
+	if (exists < 0 || k8s_stop)
+		return -1;
+	fprintf(stderr,
+		"cmax audit: creating %zu collector pod(s) in namespace %s, run %s; if cmax is killed, remove them with "
+		"`kubectl delete pods -n %s -l %s=%s`%s\n",
+		r->nn, K8S_NAMESPACE, r->run_id, K8S_NAMESPACE, RUN_LABEL, r->run_id,
+		exists ? "" : ", then, once it holds no other pods, `kubectl delete namespace " K8S_NAMESPACE "`");
+	if (!exists && k8s_make_namespace(r))
+		return -1;
+	if (k8s_stop)
+		return -1;
+	return 0;
+}
+
+/* Create the pods, then poll until none is waiting, the deadline, the
+ * run's budget or a signal. */
+static void k8s_create_and_wait(struct k8s_run *r)
+{
+	r->created = 1;
+	char *create_err = NULL;
+	kube_create(&r->k, r->podfile, &create_err);
+
+	/* Wait: each pod's own budget plus time to pull the image and start. */
+	long deadline = clock_mono_ms() + (r->per + start_slack_s(r->per)) * 1000;
+	while (!k8s_stop) {
+		size_t waiting = poll_pods(&r->k, r->run_id, r->pn, r->nn, &r->last_poll, &r->poll_err);
+		if (!waiting || k8s_stop || clock_mono_ms() >= deadline || runner_budget_exhausted())
+			break;
+		nap(POLL_MS);
+	}
+	for (size_t i = 0; i < r->nn; i++) {
+		struct pn *p = &r->pn[i];
+		if (p->seen)
+			continue;
+		free(p->reason);
+		p->reason = xasprintf("pod %s was not seen on the cluster%s%s%s%s", p->pod,
+				      create_err ? "; create: " : "", create_err ? create_err : "",
+				      r->poll_err ? "; get pods: " : "", r->poll_err ? r->poll_err : "");
+	}
+	free(create_err);
+}
+
+/* One node's document, or the reason it has none. */
+static void k8s_gather_one(struct k8s_run *r, struct pn *p, struct node_doc *d)
+{
+	d->host = xstrdup(p->node);
+	d->evidence = json_deep_copy(r->k.ev);
+	if (r->last_poll)
+		json_array_append(d->evidence, r->last_poll);
+	if (!r->created) {
+		d->error = xasprintf("no collector pod was created: %s",
+				     r->setup_err ? r->setup_err : k8s_stop ? "interrupted" : "setup failed");
+		return;
+	}
+	if (k8s_stop) {
+		d->error = xasprintf("interrupted by signal %d before the document was read", (int)k8s_stop);
+		return;
+	}
+	if (!nodewire_name_ok(p->node)) {
+		d->error = xasprintf("node name '%s' cannot be carried on the wire", p->node);
+		return;
+	}
+	if (p->v == POD_SUCCEEDED || p->v == POD_FAILED) {
+		char *why = NULL;
+		d->doc = pod_doc(&r->k, p, d->evidence, &why);
+		d->answered = d->doc != NULL;
+		if (!d->answered)
+			d->error = p->v == POD_FAILED ? xasprintf("%s; %s", p->reason, why) : xstrdup(why);
+		free(why);
+	} else if (p->v == POD_STUCK) {
+		d->error = xasprintf("the collector pod did not start: %s", p->reason);
+	} else if (p->seen) {
+		d->error = xasprintf("no document within %lds: %s", r->per + start_slack_s(r->per), p->reason);
+	} else {
+		d->error = xstrdup(p->reason ? p->reason : "the collector pod never appeared");
+	}
+}
+
+/* Delete what this run made; its evidence goes to every node's document.
+ * Returns the clean-up's status (non-zero: objects may remain). */
+static int k8s_clean_up(struct k8s_run *r, struct node_doc *docs)
+{
+	struct strbuf cerr = STRBUF_INIT;
+	json_t *cev = json_array();
+	int crc = 0;
+	char *ns_note = NULL;
+	if (r->created || r->ns_owner != NS_NOT_OURS)
+		crc = cleanup(&r->k, r->run_id, r->ns_owner, cev, &cerr, &ns_note);
+	for (size_t i = 0; i < r->nn; i++)
+		json_array_extend(docs[i].evidence, cev);
+	if (crc)
+		fprintf(stderr, "cmax audit: cleanup of run %s failed (%s); remove the pods with `kubectl delete pods -n %s "
+				"-l %s=%s`\n",
+			r->run_id, sb_str(&cerr), K8S_NAMESPACE, RUN_LABEL, r->run_id);
+	if (ns_note)
+		fprintf(stderr, "cmax audit: namespace %s is left in place: %s; delete it with `kubectl delete namespace "
+				"%s` once it holds no pods\n",
+			K8S_NAMESPACE, ns_note, K8S_NAMESPACE);
+	free(ns_note);
+	json_decref(cev);
+	sb_free(&cerr);
+	return crc;
+}
+
+static void k8s_run_free(struct k8s_run *r)
+{
+	free(r->setup_err);
+	free(r->poll_err);
+	json_decref(r->last_poll);
+	for (size_t i = 0; i < r->nn; i++) {
+		free(r->pn[i].pod);
+		free(r->pn[i].reason);
+	}
+	free(r->pn);
+	free(r->nsfile);
+	free(r->podfile);
+	json_decref(r->nodes);
+	json_decref(r->k.ev);
+	free(r->run_id);
+}
+
 static int k8s_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struct node_doc **docs, size_t *n,
 		       char **err)
 {
@@ -614,189 +791,61 @@ static int k8s_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struc
 	*err = NULL;
 	if (check_image(o, err))
 		return -1;
-	struct kube k = { o, json_array() };
-	json_t *nodes = gpu_nodes(&k, err);
-	if (!nodes) {
-		json_decref(k.ev);
+	struct k8s_run r = { .o = o, .k = { o, json_array() }, .ns_owner = NS_NOT_OURS };
+	r.nodes = gpu_nodes(&r.k, err);
+	if (!r.nodes) {
+		json_decref(r.k.ev);
 		return -1;
 	}
-	size_t nn = json_array_size(nodes);
-	if (nn == 0) {
+	r.nn = json_array_size(r.nodes);
+	if (r.nn == 0) {
 		*err = xstrdup("no node of the cluster has nvidia.com/gpu or amd.com/gpu capacity: no node to read");
-		json_decref(nodes);
-		json_decref(k.ev);
+		json_decref(r.nodes);
+		json_decref(r.k.ev);
 		return -1;
 	}
-	struct pn *pn = xcalloc(nn, sizeof *pn);
-	char *run_id = make_run_id();
+	r.pn = xcalloc(r.nn, sizeof *r.pn);
+	r.run_id = make_run_id();
 	size_t i;
 	json_t *node;
-	json_array_foreach(nodes, i, node) {
-		pn[i].node = json_string_value(json_object_get(node, "name"));
-		pn[i].pod = pod_name(run_id, i);
+	json_array_foreach(r.nodes, i, node) {
+		r.pn[i].node = json_string_value(json_object_get(node, "name"));
+		r.pn[i].pod = pod_name(r.run_id, i);
 	}
-	long per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
-	char *nsfile = NULL, *podfile = NULL, *setup_err = NULL;
-	enum ns_owner ns_owner = NS_NOT_OURS;
-	int created = 0;
-	json_t *last_poll = NULL;
-	char *poll_err = NULL;
+	r.per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
 	interrupt_install();
 
-	if (!o->run_dir) {
-		setup_err = xstrdup("no run directory to keep the pod manifests in");
-		goto gather;
-	}
-	json_t *list = pods_list(o, run_id, nodes);
-	podfile = write_manifest(o->run_dir, "k8s-pods.json", list, &setup_err);
-	json_decref(list);
-	if (!podfile)
-		goto gather;
-	int exists = namespace_exists(&k, &setup_err);
-	if (exists < 0 || k8s_stop)
-		goto gather;
-	fprintf(stderr,
-		"cmax audit: creating %zu collector pod(s) in namespace %s, run %s; if cmax is killed, remove them with "
-		"`kubectl delete pods -n %s -l %s=%s`%s\n",
-		nn, K8S_NAMESPACE, run_id, K8S_NAMESPACE, RUN_LABEL, run_id,
-		exists ? "" : ", then, once it holds no other pods, `kubectl delete namespace " K8S_NAMESPACE "`");
-	if (!exists) {
-		json_t *ns = namespace_manifest(run_id);
-		nsfile = write_manifest(o->run_dir, "k8s-namespace.json", ns, &setup_err);
-		json_decref(ns);
-		if (!nsfile)
-			goto gather;
-		int crc = kube_create(&k, nsfile, &setup_err);
-		if (crc == 0) {
-			ns_owner = NS_OURS;
-		} else if (crc == 1 && strstr(setup_err, "AlreadyExists")) {
-			/* another run made it meanwhile: use it, leave it */
-			free(setup_err);
-			setup_err = NULL;
-		} else {
-			/* refused: nothing was made; unfinished: it may have been */
-			ns_owner = crc == 2 ? NS_MAYBE : NS_NOT_OURS;
-			goto gather;
-		}
-	}
-	if (k8s_stop)
-		goto gather;
-	created = 1;
-	char *create_err = NULL;
-	kube_create(&k, podfile, &create_err);
-
-	/* Wait: each pod's own budget plus time to pull the image and start. */
-	long deadline = mono_ms() + (per + start_slack_s(per)) * 1000;
-	while (!k8s_stop) {
-		size_t waiting = poll_pods(&k, run_id, pn, nn, &last_poll, &poll_err);
-		if (!waiting || k8s_stop || mono_ms() >= deadline || runner_budget_exhausted())
-			break;
-		nap(POLL_MS);
-	}
-	for (i = 0; i < nn; i++) {
-		if (pn[i].seen)
-			continue;
-		free(pn[i].reason);
-		pn[i].reason = xasprintf("pod %s was not seen on the cluster%s%s%s%s", pn[i].pod,
-					 create_err ? "; create: " : "", create_err ? create_err : "",
-					 poll_err ? "; get pods: " : "", poll_err ? poll_err : "");
-	}
-	free(create_err);
-
-gather:;
+	if (k8s_setup(&r) == 0)
+		k8s_create_and_wait(&r);
 	/* Documents from every pod that ran to the end; the rest are named
 	 * with the reason they did not answer. */
-	*docs = xcalloc(nn, sizeof **docs);
-	*n = nn;
-	for (i = 0; i < nn; i++) {
-		struct node_doc *d = &(*docs)[i];
-		d->host = xstrdup(pn[i].node);
-		d->evidence = json_deep_copy(k.ev);
-		if (last_poll)
-			json_array_append(d->evidence, last_poll);
-		if (!created) {
-			d->error = xasprintf("no collector pod was created: %s",
-					     setup_err ? setup_err : k8s_stop ? "interrupted" : "setup failed");
-			continue;
-		}
-		if (k8s_stop) {
-			d->error = xasprintf("interrupted by signal %d before the document was read", (int)k8s_stop);
-			continue;
-		}
-		if (!nodewire_name_ok(pn[i].node)) {
-			d->error = xasprintf("node name '%s' cannot be carried on the wire", pn[i].node);
-			continue;
-		}
-		if (pn[i].v == POD_SUCCEEDED || pn[i].v == POD_FAILED) {
-			char *why = NULL;
-			d->doc = pod_doc(&k, &pn[i], d->evidence, &why);
-			d->answered = d->doc != NULL;
-			if (!d->answered)
-				d->error = pn[i].v == POD_FAILED ? xasprintf("%s; %s", pn[i].reason, why) : xstrdup(why);
-			free(why);
-		} else if (pn[i].v == POD_STUCK) {
-			d->error = xasprintf("the collector pod did not start: %s", pn[i].reason);
-		} else if (pn[i].seen) {
-			d->error = xasprintf("no document within %lds: %s", per + start_slack_s(per), pn[i].reason);
-		} else {
-			d->error = xstrdup(pn[i].reason ? pn[i].reason : "the collector pod never appeared");
-		}
-	}
+	*docs = xcalloc(r.nn, sizeof **docs);
+	*n = r.nn;
+	for (i = 0; i < r.nn; i++)
+		k8s_gather_one(&r, &r.pn[i], &(*docs)[i]);
 
 	/* Always, whatever happened above. */
-	struct strbuf cerr = STRBUF_INIT;
-	json_t *cev = json_array();
-	int crc = 0;
-	char *ns_note = NULL;
-	if (created || ns_owner != NS_NOT_OURS)
-		crc = cleanup(&k, run_id, ns_owner, cev, &cerr, &ns_note);
-	for (i = 0; i < nn; i++)
-		json_array_extend((*docs)[i].evidence, cev);
-	if (crc)
-		fprintf(stderr, "cmax audit: cleanup of run %s failed (%s); remove the pods with `kubectl delete pods -n %s "
-				"-l %s=%s`\n",
-			run_id, sb_str(&cerr), K8S_NAMESPACE, RUN_LABEL, run_id);
-	if (ns_note)
-		fprintf(stderr, "cmax audit: namespace %s is left in place: %s; delete it with `kubectl delete namespace "
-				"%s` once it holds no pods\n",
-			K8S_NAMESPACE, ns_note, K8S_NAMESPACE);
-	free(ns_note);
+	int crc = k8s_clean_up(&r, *docs);
 	int sig = k8s_stop;
-	if (!created && setup_err) {
+	if (!r.created && r.setup_err) {
 		node_docs_free(*docs, *n);
 		*docs = NULL;
 		*n = 0;
-		*err = xstrdup(setup_err);
+		*err = xstrdup(r.setup_err);
 	}
-	json_decref(cev);
-	sb_free(&cerr);
-	free(setup_err);
-	free(poll_err);
-	json_decref(last_poll);
-	for (i = 0; i < nn; i++) {
-		free(pn[i].pod);
-		free(pn[i].reason);
-	}
-	free(pn);
-	free(nsfile);
-	free(podfile);
-	json_decref(nodes);
-	json_decref(k.ev);
 	if (sig) {
 		/* The operator asked to stop: the objects are gone; the audit
 		 * writes its partial report and exits 128 + sig. */
-		fprintf(stderr, "cmax audit: interrupted; collector pods of run %s %s\n", run_id,
+		fprintf(stderr, "cmax audit: interrupted; collector pods of run %s %s\n", r.run_id,
 			crc ? "may remain (see above)" : "deleted");
 		node_docs_free(*docs, *n);
 		*docs = NULL;
 		*n = 0;
 		free(*err);
 		*err = xasprintf("interrupted by %s; collector pods of run %s %s", interrupt_signal_name(sig),
-				 run_id, crc ? "may remain" : "deleted");
-		free(run_id);
-		return -1;
+				 r.run_id, crc ? "may remain" : "deleted");
 	}
-	free(run_id);
+	k8s_run_free(&r);
 	return *err ? -1 : 0;
 }
 

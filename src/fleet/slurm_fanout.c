@@ -5,14 +5,14 @@
  * that ends with the step. The expected node list comes from the hostlist
  * expanded by `scontrol show hostnames`, so a node that stays silent is
  * named, never dropped. */
-#include "fanout.h"
-#include "../audit/ctx.h"
-#include "../core/argv.h"
-#include "../core/interrupt.h"
-#include "../core/runner.h"
-#include "../core/strbuf.h"
-#include "../parse/nodewire.h"
-#include "../parse/slurm.h"
+#include "fleet/fanout.h"
+#include "engine/context.h"
+#include "core/argv.h"
+#include "core/interrupt.h"
+#include "core/runner.h"
+#include "core/strbuf.h"
+#include "parse/nodewire.h"
+#include "parse/slurm.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,27 +111,32 @@ static void add_doc(struct node_doc **docs, size_t *n, const char *host)
 	(*n)++;
 }
 
-static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struct node_doc **docs, size_t *n,
-			 char **err)
+/* What the srun step is built from. */
+struct step {
+	const struct fanout_opts *o;
+	const char *expr;  /* the node list handed to srun -w */
+	int in_alloc;      /* inside a job: run on its nodes with --overlap */
+	size_t nexp;       /* expected nodes, one task each */
+	long per, wait_s;  /* each node's budget; srun --wait */
+	const char *node_cmd;
+};
+
+/* The node list: --nodes, else --partition's nodes (sinfo), else the
+ * allocation's. NULL with *err; *part_nodes holds sinfo's answer. */
+static const char *node_expr(const struct fanout_opts *o, const char *job, json_t *ev, char **part_nodes,
+			     char **err)
 {
-	(void)ctx;
-	*docs = NULL;
-	*n = 0;
-	*err = NULL;
-	const char *job = getenv("SLURM_JOB_ID");
 	int in_alloc = job && *job;
-	json_t *ev = json_array();
 	const char *expr = o->nodes;
-	char *part_nodes = NULL;
 	if (!expr && o->partition) {
 		const char *argv[] = { "sinfo", "-h", "-p", o->partition, "-o", "%N", NULL };
-		part_nodes = slurm_cmd(argv, ev, err);
-		if (!part_nodes)
-			goto fail;
-		expr = str_trim(part_nodes);
+		*part_nodes = slurm_cmd(argv, ev, err);
+		if (!*part_nodes)
+			return NULL;
+		expr = str_trim(*part_nodes);
 		if (!*expr) {
 			*err = xasprintf("partition %s has no nodes (sinfo -p %s)", o->partition, o->partition);
-			goto fail;
+			return NULL;
 		}
 	}
 	if (!expr && in_alloc) {
@@ -140,23 +145,156 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 			expr = getenv("SLURM_NODELIST");
 		if (!expr || !*expr) {
 			*err = xasprintf("inside Slurm job %s but SLURM_JOB_NODELIST is not set", job);
-			goto fail;
+			return NULL;
 		}
 	}
 	if (!expr) {
 		*err = xstrdup("--slurm needs an allocation (run inside salloc or sbatch) or --nodes LIST / "
 			       "--partition P to take a short one");
-		goto fail;
+		return NULL;
 	}
-	const char *hargv[] = { "scontrol", "show", "hostnames", expr, NULL };
+	return expr;
+}
+
+/* srun [options] NODE_CMD node-collect [options]: one task per node. */
+static void srun_argv(struct argv_list *a, const struct step *s, json_t *ev)
+{
+	const struct fanout_opts *o = s->o;
+	argv_add(a, "srun");
+	argv_add(a, "-N");
+	argv_addf(a, "%zu", s->nexp);
+	argv_add(a, "-n");
+	argv_addf(a, "%zu", s->nexp);
+	argv_add(a, "--ntasks-per-node=1");
+	argv_add(a, "--kill-on-bad-exit=0");
+	argv_addf(a, "--wait=%ld", s->wait_s);
+	argv_add(a, "--mpi=none");
+	/* one SIGINT (passed on by core/interrupt.h) ends the step: without it
+	 * srun only prints the tasks' status and waits for a second Ctrl-C */
+	argv_add(a, "--quit-on-interrupt");
+	argv_add(a, "--job-name=cmax-node-collect");
+	if (o->nodes || o->partition || !s->in_alloc) {
+		argv_add(a, "-w");
+		argv_add(a, s->expr);
+	}
+	if (o->partition) {
+		argv_add(a, "-p");
+		argv_add(a, o->partition);
+	}
+	if (s->in_alloc) {
+		argv_add(a, "--overlap"); /* beside whatever the job already runs */
+	} else {
+		argv_addf(a, "--immediate=%ld", s->per); /* never queue behind other jobs */
+		/* --time is in minutes: the step's own budget, rounded up */
+		argv_addf(a, "--time=%ld", (s->per + s->wait_s + RUNNER_SLACK_S + 59) / 60);
+	}
+	argv_add(a, s->node_cmd);
+	argv_add(a, "node-collect");
+	argv_add(a, "--timeout");
+	argv_addf(a, "%ld", s->per);
+	if (o->profile) {
+		argv_add(a, "--profile");
+		argv_add(a, o->profile);
+	}
+	if (o->active)
+		argv_add(a, "--active");
+	/* slurmd runs HealthCheckProgram on every node: each node looks for it
+	 * itself (the slurm-node collector), as the controller names it */
+	char *hc = healthcheck_program(ev);
+	if (hc) {
+		argv_add(a, "--healthcheck-program");
+		argv_add(a, hc);
+		free(hc);
+	}
+}
+
+/* The step itself, bounded beyond --wait, its output capped by the node count. */
+static void run_step(const struct argv_list *a, const struct step *s, struct cmd_result *res)
+{
+	long to_s = s->per + s->wait_s + RUNNER_SLACK_S;
+	size_t cap = s->nexp * (size_t)8 << 20;
+	if (cap > (size_t)1 << 30)
+		cap = (size_t)1 << 30;
+	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
+			       .cap_err = 256 << 10 };
+	/* An interrupt while the step runs goes to srun's group (the core
+	 * handler): srun passes SIGINT on to the tasks and the step ends; on
+	 * SIGTERM or SIGHUP it cancels the step itself. */
+	if (interrupt_pending())
+		runner_refuse_interrupted((const char *const *)a->v, res);
+	else
+		runner_run((const char *const *)a->v, &ro, res);
+}
+
+/* Why an expected node has no document: its own error, what srun said about
+ * it, or what srun said at all. */
+static char *node_error(const struct cmd_result *res, const json_t *g, const char *host, const char *how)
+{
+	char *about = stderr_about(res->err, host);
+	if (!about && res->err_len) {
+		/* nothing about this node: the step as a whole failed */
+		char *first = xstrndup(res->err, strcspn(res->err, "\n"));
+		about = str_sanitize(first, strlen(first) > 300 ? 300 : strlen(first));
+		free(first);
+	}
+	const char *derr = json_string_value(json_object_get(g, "error"));
+	char *e;
+	if (res->outcome == RUN_TIMEOUT)
+		e = xasprintf("no complete document before the srun step %s%s%s", how, derr ? ": " : "",
+			      derr ? derr : "");
+	else if (derr)
+		e = xasprintf("%s (srun %s)", derr, how);
+	else
+		e = xasprintf("no document from the node (srun %s)%s%s", how, about ? ": " : "", about ? about : "");
+	free(about);
+	return e;
+}
+
+/* A document from a node nobody expected (a renamed node): keep it, it
+ * was read. */
+static void add_unexpected(const json_t *expected, json_t *got, json_t *ev, struct node_doc **docs, size_t *n)
+{
+	const char *gname;
+	json_t *g;
+	json_object_foreach(got, gname, g) {
+		int known = 0;
+		size_t i;
+		json_t *name;
+		json_array_foreach(expected, i, name)
+			known |= !strcmp(json_string_value(name), gname);
+		if (known || !json_is_object(json_object_get(g, "doc")))
+			continue;
+		add_doc(docs, n, gname);
+		struct node_doc *d = &(*docs)[*n - 1];
+		json_array_extend(d->evidence, ev);
+		d->doc = json_incref(json_object_get(g, "doc"));
+		d->answered = 1;
+	}
+}
+
+static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struct node_doc **docs, size_t *n,
+			 char **err)
+{
+	(void)ctx;
+	*docs = NULL;
+	*n = 0;
+	*err = NULL;
+	const char *job = getenv("SLURM_JOB_ID");
+	struct step s = { .o = o, .in_alloc = job && *job };
+	json_t *ev = json_array();
+	char *part_nodes = NULL;
+	s.expr = node_expr(o, job, ev, &part_nodes, err);
+	if (!s.expr)
+		goto fail;
+	const char *hargv[] = { "scontrol", "show", "hostnames", s.expr, NULL };
 	char *hl = slurm_cmd(hargv, ev, err);
 	if (!hl)
 		goto fail;
 	json_t *expected = parse_hostnames(hl, strlen(hl));
 	free(hl);
-	size_t nexp = json_array_size(expected);
-	if (nexp == 0) {
-		*err = xasprintf("the node list '%s' expands to no usable node name", expr);
+	s.nexp = json_array_size(expected);
+	if (s.nexp == 0) {
+		*err = xasprintf("the node list '%s' expands to no usable node name", s.expr);
 		json_decref(expected);
 		goto fail;
 	}
@@ -167,70 +305,13 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 		json_decref(expected);
 		goto fail;
 	}
-	long per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
-	long wait_s = per + WAIT_SLACK_S;
+	s.node_cmd = node_cmd;
+	s.per = o->per_node_timeout_s > 0 ? o->per_node_timeout_s : 120;
+	s.wait_s = s.per + WAIT_SLACK_S;
 	struct argv_list a = { 0 };
-	argv_add(&a, "srun");
-	argv_add(&a, "-N");
-	argv_addf(&a, "%zu", nexp);
-	argv_add(&a, "-n");
-	argv_addf(&a, "%zu", nexp);
-	argv_add(&a, "--ntasks-per-node=1");
-	argv_add(&a, "--kill-on-bad-exit=0");
-	argv_addf(&a, "--wait=%ld", wait_s);
-	argv_add(&a, "--mpi=none");
-	/* one SIGINT (passed on by core/interrupt.h) ends the step: without it
-	 * srun only prints the tasks' status and waits for a second Ctrl-C */
-	argv_add(&a, "--quit-on-interrupt");
-	argv_add(&a, "--job-name=cmax-node-collect");
-	if (o->nodes || o->partition || !in_alloc) {
-		argv_add(&a, "-w");
-		argv_add(&a, expr);
-	}
-	if (o->partition) {
-		argv_add(&a, "-p");
-		argv_add(&a, o->partition);
-	}
-	if (in_alloc) {
-		argv_add(&a, "--overlap"); /* beside whatever the job already runs */
-	} else {
-		argv_addf(&a, "--immediate=%ld", per); /* never queue behind other jobs */
-		/* --time is in minutes: the step's own budget, rounded up */
-		argv_addf(&a, "--time=%ld", (per + wait_s + RUNNER_SLACK_S + 59) / 60);
-	}
-	argv_add(&a, node_cmd);
-	argv_add(&a, "node-collect");
-	argv_add(&a, "--timeout");
-	argv_addf(&a, "%ld", per);
-	if (o->profile) {
-		argv_add(&a, "--profile");
-		argv_add(&a, o->profile);
-	}
-	if (o->active)
-		argv_add(&a, "--active");
-	/* slurmd runs HealthCheckProgram on every node: each node looks for it
-	 * itself (the slurm-node collector), as the controller names it */
-	char *hc = healthcheck_program(ev);
-	if (hc) {
-		argv_add(&a, "--healthcheck-program");
-		argv_add(&a, hc);
-		free(hc);
-	}
-
-	long to_s = per + wait_s + RUNNER_SLACK_S;
-	size_t cap = nexp * (size_t)8 << 20;
-	if (cap > (size_t)1 << 30)
-		cap = (size_t)1 << 30;
-	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
-			       .cap_err = 256 << 10 };
+	srun_argv(&a, &s, ev);
 	struct cmd_result res;
-	/* An interrupt while the step runs goes to srun's group (the core
-	 * handler): srun passes SIGINT on to the tasks and the step ends; on
-	 * SIGTERM or SIGHUP it cancels the step itself. */
-	if (interrupt_pending())
-		runner_refuse_interrupted((const char *const *)a.v, &res);
-	else
-		runner_run((const char *const *)a.v, &ro, &res);
+	run_step(&a, &s, &res);
 	argv_free(&a);
 	json_array_append_new(ev, cmd_evidence(&res, EXCERPT));
 	char *how = cmd_describe(&res);
@@ -250,40 +331,9 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 			d->answered = 1;
 			continue;
 		}
-		char *about = stderr_about(res.err, host);
-		if (!about && res.err_len) {
-			/* nothing about this node: the step as a whole failed */
-			char *first = xstrndup(res.err, strcspn(res.err, "\n"));
-			about = str_sanitize(first, strlen(first) > 300 ? 300 : strlen(first));
-			free(first);
-		}
-		const char *derr = json_string_value(json_object_get(g, "error"));
-		if (res.outcome == RUN_TIMEOUT)
-			d->error = xasprintf("no complete document before the srun step %s%s%s", how, derr ? ": " : "",
-					     derr ? derr : "");
-		else if (derr)
-			d->error = xasprintf("%s (srun %s)", derr, how);
-		else
-			d->error = xasprintf("no document from the node (srun %s)%s%s", how, about ? ": " : "",
-					     about ? about : "");
-		free(about);
+		d->error = node_error(&res, g, host, how);
 	}
-	/* A document from a node nobody expected (a renamed node): keep it,
-	 * it was read. */
-	const char *gname;
-	json_t *g;
-	json_object_foreach(got, gname, g) {
-		int known = 0;
-		json_array_foreach(expected, i, name)
-			known |= !strcmp(json_string_value(name), gname);
-		if (known || !json_is_object(json_object_get(g, "doc")))
-			continue;
-		add_doc(docs, n, gname);
-		struct node_doc *d = &(*docs)[*n - 1];
-		json_array_extend(d->evidence, ev);
-		d->doc = json_incref(json_object_get(g, "doc"));
-		d->answered = 1;
-	}
+	add_unexpected(expected, got, ev, docs, n);
 	if (res.outcome == RUN_NOT_FOUND) {
 		node_docs_free(*docs, *n);
 		*docs = NULL;

@@ -14,9 +14,12 @@
 #include <time.h>
 #include <jansson.h>
 
+#include "core/options.h"
 #include "xid/classify.h"
 
 int cmd_health(int argc, char **argv);
+/* Its option table (core/options.h), shared by check and watch, for the command table. */
+extern const struct opt_def health_options[];
 
 /* ---- sources (source.c) ---- */
 
@@ -137,7 +140,7 @@ void sched_result_free(struct sched_result *r);
 
 /* ---- metrics (metrics.c) ---- */
 
-/* Prometheus text for one source's state entry (see state keys in cli.c). */
+/* Prometheus text for one source's state entry (see state keys in pass.c). */
 char *health_metrics_text(json_t *entry, const char *node, const char *source);
 /* DIR/cmax_health.prom via a temporary file and rename(2). */
 int health_textfile_write(const char *dir, const char *text, char **err);

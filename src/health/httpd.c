@@ -32,7 +32,7 @@
  * while it is at the limit, so they wait in the kernel's backlog and are
  * served as soon as a slot frees, at most one deadline later. */
 #include "health/httpd.h"
-#include "core/exitcodes.h"
+#include "core/clock.h"
 #include "core/numparse.h"
 #include "core/strbuf.h"
 
@@ -80,13 +80,6 @@
  * the client retries. */
 #define HTTPD_BACKLOG 64
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 struct conn_slot {
 	int used;
 	int fd;
@@ -124,7 +117,7 @@ static void on_connection(void *cls, struct MHD_Connection *c, void **socket_con
 			if (!s->slots[i].used)
 				slot = &s->slots[i];
 		if (ci && slot) {
-			*slot = (struct conn_slot){ .used = 1, .fd = ci->connect_fd, .start_ms = now_ms() };
+			*slot = (struct conn_slot){ .used = 1, .fd = ci->connect_fd, .start_ms = clock_mono_ms() };
 			*socket_context = slot;
 			pthread_cond_signal(&s->conn_cv);
 		} else if (ci) {
@@ -146,7 +139,7 @@ static void *sweep(void *arg)
 
 	pthread_mutex_lock(&s->conn_mu);
 	while (!s->stopping) {
-		long now = now_ms(), next = -1;
+		long now = clock_mono_ms(), next = -1;
 		for (size_t i = 0; i < HTTPD_CONNECTION_LIMIT; i++) {
 			struct conn_slot *sl = &s->slots[i];
 			if (!sl->used || sl->cut)
@@ -238,7 +231,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 
 /* ---- setup ---- */
 
-static int parse_listen(const char *ap, struct sockaddr_storage *ss, socklen_t *sslen, char **err)
+static enum cmax_err parse_listen(const char *ap, struct sockaddr_storage *ss, socklen_t *sslen, char **err)
 {
 	char npe[NP_ERR_MAX], host[INET6_ADDRSTRLEN + 2];
 	const char *colon = strrchr(ap, ':');
@@ -246,11 +239,11 @@ static int parse_listen(const char *ap, struct sockaddr_storage *ss, socklen_t *
 
 	if (!colon || colon == ap) {
 		*err = xasprintf("--listen %s: expected ADDR:PORT (127.0.0.1:9464, [::1]:9464)", ap);
-		return EXIT_USAGE;
+		return CE_USAGE;
 	}
 	if (np_port("--listen", colon + 1, &port, npe) < 0) {
 		*err = xstrdup(npe);
-		return EXIT_USAGE;
+		return CE_USAGE;
 	}
 	size_t hl = (size_t)(colon - ap);
 	if (ap[0] == '[' && hl >= 2 && ap[hl - 1] == ']') {
@@ -261,7 +254,7 @@ static int parse_listen(const char *ap, struct sockaddr_storage *ss, socklen_t *
 	if (hl >= sizeof(host)) {
 		*err = xasprintf("--listen: '%.*s' is not a numeric IPv4 address or a bracketed IPv6 one",
 				 (int)(colon - ap), ap);
-		return EXIT_USAGE;
+		return CE_USAGE;
 	}
 	memcpy(host, ap, hl);
 	host[hl] = 0;
@@ -272,7 +265,7 @@ static int parse_listen(const char *ap, struct sockaddr_storage *ss, socklen_t *
 		a->sin6_port = htons((uint16_t)port);
 		if (inet_pton(AF_INET6, host, &a->sin6_addr) == 1) {
 			*sslen = sizeof(*a);
-			return 0;
+			return CE_OK;
 		}
 	} else {
 		struct sockaddr_in *a = (struct sockaddr_in *)ss;
@@ -280,12 +273,12 @@ static int parse_listen(const char *ap, struct sockaddr_storage *ss, socklen_t *
 		a->sin_port = htons((uint16_t)port);
 		if (inet_pton(AF_INET, host, &a->sin_addr) == 1) {
 			*sslen = sizeof(*a);
-			return 0;
+			return CE_OK;
 		}
 	}
 	*err = xasprintf("--listen: '%s' is not a numeric IPv4 address or a bracketed IPv6 one "
 			 "([::1]:9464)", host);
-	return EXIT_USAGE;
+	return CE_USAGE;
 }
 
 /* Our own socket, so that a failure says why (MHD's own bind only
@@ -307,18 +300,19 @@ static int bind_listen(const char *ap, const struct sockaddr_storage *ss, sockle
 	return fd;
 }
 
-int health_httpd_start(const char *addr_port, struct health_httpd **out, char **err)
+enum cmax_err health_httpd_start(const char *addr_port, struct health_httpd **out, char **err)
 {
 	struct sockaddr_storage ss;
 	socklen_t sslen = 0;
-	int rc, fd;
+	enum cmax_err rc;
+	int fd;
 
 	*out = NULL;
 	*err = NULL;
 	if ((rc = parse_listen(addr_port, &ss, &sslen, err)) != 0)
 		return rc;
 	if ((fd = bind_listen(addr_port, &ss, sslen, err)) < 0)
-		return EXIT_UNAVAILABLE;
+		return CE_UNAVAILABLE;
 
 	struct health_httpd *s = xcalloc(1, sizeof(*s));
 	pthread_condattr_t ca;
@@ -352,7 +346,7 @@ int health_httpd_start(const char *addr_port, struct health_httpd **out, char **
 				 strerror(perr));
 		close(fd);
 		health_httpd_stop(s);
-		return EXIT_UNAVAILABLE;
+		return CE_UNAVAILABLE;
 	}
 	if (!s->mhd) {
 		/* MHD closes the socket on some of its failure paths and not on
@@ -360,10 +354,10 @@ int health_httpd_start(const char *addr_port, struct health_httpd **out, char **
 		 * closing a descriptor twice */
 		*err = xasprintf("--listen %s: the HTTP server (libmicrohttpd) did not start", addr_port);
 		health_httpd_stop(s);
-		return EXIT_UNAVAILABLE;
+		return CE_UNAVAILABLE;
 	}
 	*out = s;
-	return 0;
+	return CE_OK;
 }
 
 void health_httpd_publish(struct health_httpd *s, const char *text)

@@ -10,16 +10,17 @@
  * httpd.c). */
 #ifndef CMAX_HEALTH_HTTPD_H
 #define CMAX_HEALTH_HTTPD_H
+#include "core/error.h"
 
 struct health_httpd;
 
 /* Parse ADDR:PORT (IPv4 "127.0.0.1:9464" or IPv6 "[::1]:9464", numeric
- * only, port 1..65535), bind it and start serving.  0 with *out, or an
- * exit code with a one-line *err (malloc'd): EXIT_USAGE (64) when the text
- * is not ADDR:PORT or the port is out of range, EXIT_UNAVAILABLE (69) when
- * the address cannot be bound (in use, not an address of this host, a
- * privileged port) or the server cannot start. */
-int health_httpd_start(const char *addr_port, struct health_httpd **out, char **err);
+ * only, port 1..65535), bind it and start serving.  CE_OK with *out, or an
+ * error with a one-line *err (malloc'd): CE_USAGE when the text is not
+ * ADDR:PORT or the port is out of range, CE_UNAVAILABLE when the address
+ * cannot be bound (in use, not an address of this host, a privileged port)
+ * or the server cannot start. */
+enum cmax_err health_httpd_start(const char *addr_port, struct health_httpd **out, char **err);
 
 /* Serve text (copied) from now on.  Until the first call /metrics answers
  * 503: no pass has run, nothing is known yet. */

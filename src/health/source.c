@@ -200,16 +200,16 @@ int hsrc_scan_fd(int fd, const char *name, unsigned long long cap, struct xid_cl
 
 /* ---- file ---- */
 
-static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
-		     struct hsrc_read *st, char **err)
+/* The file opened for reading, checked to be a log both before and after
+ * the open; -1 with *err (and, for a missing file, the position reset). */
+static int open_log(const struct hsrc *s, struct hsrc_pos *pos, struct hsrc_read *st, struct stat *sb, char **err)
 {
-	struct stat sb;
 	char *why;
 	int fd;
 
 	/* stat before open: opening a FIFO waits for a writer, opening a
 	 * device may do things; neither is a log */
-	if (stat(s->path, &sb) < 0) {
+	if (stat(s->path, sb) < 0) {
 		if (errno == ENOENT) {
 			/* cannot see: say so.  Whatever appears later under the
 			 * name is new, so the position starts again at 0. */
@@ -227,7 +227,7 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 		*err = xasprintf("%s: %s", s->path, strerror(errno));
 		return -1;
 	}
-	if ((why = hsrc_not_a_log(s->path, &sb))) {
+	if ((why = hsrc_not_a_log(s->path, sb))) {
 		*err = why;
 		return -1;
 	}
@@ -236,20 +236,28 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 		*err = xasprintf("%s: %s", s->path, strerror(errno));
 		return -1;
 	}
-	if (fstat(fd, &sb) < 0) {
+	if (fstat(fd, sb) < 0) {
 		*err = xasprintf("%s: %s", s->path, strerror(errno));
 		close(fd);
 		return -1;
 	}
-	if ((why = hsrc_not_a_log(s->path, &sb))) {	/* replaced between stat and open */
+	if ((why = hsrc_not_a_log(s->path, sb))) {	/* replaced between stat and open */
 		*err = why;
 		close(fd);
 		return -1;
 	}
+	return fd;
+}
+
+/* Where this pass starts: the remembered offset, unless the file was
+ * replaced or truncated, --since reads it all, or --from-end skips it. */
+static unsigned long long start_offset(const struct hsrc *s, struct hsrc_pos *pos, struct hsrc_read *st,
+				       const struct stat *sb)
+{
 	pos->vanished = 0;
-	unsigned long long size = (unsigned long long)sb.st_size, off = pos->offset;
+	unsigned long long size = (unsigned long long)sb->st_size, off = pos->offset;
 	if (pos->valid && (pos->dev || pos->ino) &&
-	    (pos->dev != (unsigned long long)sb.st_dev || pos->ino != (unsigned long long)sb.st_ino)) {
+	    (pos->dev != (unsigned long long)sb->st_dev || pos->ino != (unsigned long long)sb->st_ino)) {
 		st->rotated = 1;	/* a new file under the old name */
 		off = 0;
 	} else if (pos->valid && off > size) {
@@ -261,47 +269,68 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 	else if (!pos->valid && s->from_end)
 		off = size, st->skipped = 1;
 	pos->valid = 1;
-	pos->dev = sb.st_dev;
-	pos->ino = sb.st_ino;
+	pos->dev = sb->st_dev;
+	pos->ino = sb->st_ino;
+	return off;
+}
 
+/* The new bytes through a mapping, at most cap of them. Returns 1 when
+ * nothing was mapped (no new bytes, or a file mmap refuses): the caller
+ * reads instead. Otherwise fd is closed. */
+static int read_mapped(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c, struct hsrc_read *st,
+		       int fd, unsigned long long off, unsigned long long size, unsigned long long cap, char **err)
+{
 	struct kmsg_ctx ctx = KMSG_CTX_INIT;
-	unsigned long long cap = s->read_cap ? s->read_cap : HSRC_STREAM_CAP;
-	if (size > off) {
-		/* at most cap bytes a pass (health.h, HSRC_STREAM_CAP) */
-		unsigned long long end = size - off > cap ? off + cap : size;
-		long pg = sysconf(_SC_PAGESIZE);
-		unsigned long long base = off - off % (unsigned long long)pg;
-		size_t maplen = (size_t)(end - base);
-		char *map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
-				 (off_t)base);
-		if (map != MAP_FAILED) {
-			madvise(map, maplen, MADV_SEQUENTIAL);
-			size_t used = health_scan(c, &ctx, map + (off - base), (size_t)(end - off), 0,
-						  0, &st->events);
-			st->bytes += (size_t)(end - off);
-			munmap(map, maplen);
-			close(fd);
-			if (end < size) {
-				/* a window with no line end at all is no log line:
-				 * skipped, so that the position always moves on */
-				pos->offset = used ? off + used : end;
-				st->more = 1;
-				if (s->from_start)	/* it starts at 0 again every pass */
-					*err = xasprintf("%s: %llu MiB, more than the %llu MiB one pass reads "
-							 "(--read-cap); --since reads from the start on "
-							 "every pass: raise --read-cap", s->path,
-							 (size - off) >> 20, cap >> 20);
-				else
-				*err = xasprintf("%s: %llu MiB new since the last pass, more than the %llu MiB "
-						 "one pass reads (--read-cap): read to offset %llu, the rest "
-						 "is the next pass's", s->path, (size - off) >> 20, cap >> 20,
-						 pos->offset);
-				return -1;
-			}
-			pos->offset = off + used;
-			return 0;
-		}
+	if (size <= off)
+		return 1;
+	/* at most cap bytes a pass (health.h, HSRC_STREAM_CAP) */
+	unsigned long long end = size - off > cap ? off + cap : size;
+	long pg = sysconf(_SC_PAGESIZE);
+	unsigned long long base = off - off % (unsigned long long)pg;
+	size_t maplen = (size_t)(end - base);
+	char *map = mmap(NULL, maplen, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd,
+			 (off_t)base);
+	if (map == MAP_FAILED)
+		return 1;
+	madvise(map, maplen, MADV_SEQUENTIAL);
+	size_t used = health_scan(c, &ctx, map + (off - base), (size_t)(end - off), 0,
+				  0, &st->events);
+	st->bytes += (size_t)(end - off);
+	munmap(map, maplen);
+	close(fd);
+	if (end < size) {
+		/* a window with no line end at all is no log line:
+		 * skipped, so that the position always moves on */
+		pos->offset = used ? off + used : end;
+		st->more = 1;
+		if (s->from_start)	/* it starts at 0 again every pass */
+			*err = xasprintf("%s: %llu MiB, more than the %llu MiB one pass reads "
+					 "(--read-cap); --since reads from the start on "
+					 "every pass: raise --read-cap", s->path,
+					 (size - off) >> 20, cap >> 20);
+		else
+			*err = xasprintf("%s: %llu MiB new since the last pass, more than the %llu MiB "
+					 "one pass reads (--read-cap): read to offset %llu, the rest "
+					 "is the next pass's", s->path, (size - off) >> 20, cap >> 20,
+					 pos->offset);
+		return -1;
 	}
+	pos->offset = off + used;
+	return 0;
+}
+
+static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_classifier *c,
+		     struct hsrc_read *st, char **err)
+{
+	struct stat sb;
+	int fd = open_log(s, pos, st, &sb, err);
+	if (fd < 0)
+		return -1;
+	unsigned long long size = (unsigned long long)sb.st_size, off = start_offset(s, pos, st, &sb);
+	unsigned long long cap = s->read_cap ? s->read_cap : HSRC_STREAM_CAP;
+	int rc = read_mapped(s, pos, c, st, fd, off, size, cap, err);
+	if (rc != 1)
+		return rc;
 	/* not mappable (procfs, an odd filesystem): large reads, capped,
 	 * since such a file's size says nothing about where it ends */
 	if (lseek(fd, (off_t)off, SEEK_SET) < 0 && off) {
@@ -309,7 +338,7 @@ static int read_file(const struct hsrc *s, struct hsrc_pos *pos, struct xid_clas
 		close(fd);
 		return -1;
 	}
-	int rc = hsrc_scan_fd(fd, s->path, cap, c, st, &off, err);
+	rc = hsrc_scan_fd(fd, s->path, cap, c, st, &off, err);
 	pos->offset = off;
 	close(fd);
 	return rc;

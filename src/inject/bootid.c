@@ -3,7 +3,7 @@
  * is a random UUID drawn at every boot: a different one is the proof, the
  * same one means the "reboot" never happened, and anything that is not a
  * UUID means we do not know. */
-#include "inject.h"
+#include "inject/inject.h"
 
 #include <ctype.h>
 #include <string.h>

@@ -11,23 +11,23 @@
 #include <stdio.h>
 #include <jansson.h>
 
+#include "core/error.h"
+#include "core/options.h"
 #include "core/result.h"
 
 int cmd_inject(int argc, char **argv);
 int cmd_reboot_test(int argc, char **argv);
+/* Their option tables (core/options.h), for the command table. */
+extern const struct opt_def inject_options[], reboot_test_options[];
 
-/* ---- cli.c: shared by both commands ---- */
+/* ---- owner.c: shared by both commands ---- */
 
 /* SIGINT/SIGTERM set a flag instead of killing: the commands clean up. */
 void inject_trap_signals(void);
 int inject_stopped(void);
-double wall_now(void);	/* epoch seconds, microsecond resolution */
-int parse_seconds(const char *s, long min, long max, long *out);
 /* May this caller act on the node?  1 yes, 0 no; *why (malloc'd) says why:
  * --i-own-this-node, or the node is in SLURM_JOB_NODELIST. */
 int inject_owns_node(const char *node, int own_flag, int k8s, char **why);
-/* --yes, or a terminal answer: 1 go, 0 declined, -1 no terminal. */
-int inject_confirm(int yes, const char *question);
 
 /* ---- limits.c: data/thresholds.json "reliability" ---- */
 
@@ -37,9 +37,10 @@ struct inj_limits {
 	double reboot_warn_s;	/* reboot-test: back and running work; WARN above */
 	double reboot_fail_s;	/* FAIL above */
 };
-/* 0, or an exit code (66 no file, 65 a limit missing or malformed) after
- * one line on stderr that names the file and the JSON pointer. */
-int inj_limits_load(const char *prog, struct inj_limits *l);
+/* CE_OK, or an error (CE_NOINPUT no file, CE_DATA a limit missing or
+ * malformed, CE_INTERNAL) after one line on stderr that names the file and
+ * the JSON pointer. */
+enum cmax_err inj_limits_load(const char *prog, struct inj_limits *l);
 
 /* ---- xidline.c: synthetic driver log lines ---- */
 

@@ -1,10 +1,10 @@
 /* The reliability limits of inject and reboot-test, from the "reliability"
  * section of data/thresholds.json (each with its basis there). Loaded and
  * checked before anything is injected or rebooted: a broken or missing
- * limit is exit 65 naming the key, never a silent default that passes. */
-#include "inject.h"
+ * limit is CE_DATA (exit 65) naming the key, never a silent default that passes. */
+#include "inject/inject.h"
 #include "core/datafile.h"
-#include "core/exitcodes.h"
+#include "core/error.h"
 #include "core/policyfile.h"
 #include "core/strbuf.h"
 
@@ -27,18 +27,18 @@ static int num(const json_t *sec, const char *key, const char *field, double *ou
 	return 0;
 }
 
-int inj_limits_load(const char *prog, struct inj_limits *l)
+enum cmax_err inj_limits_load(const char *prog, struct inj_limits *l)
 {
 	char *path = datafile_path("thresholds.json"), *err = NULL, *why = NULL;
-	int rc = EXIT_OK;
+	enum cmax_err e;
 	/* the whole file against its schema first (core/policyfile.h) */
-	json_t *doc = policy_load(path, "thresholds", POLICY_JSON, &rc, &err);
+	json_t *doc = policy_load(path, "thresholds", POLICY_JSON, &e, &err);
 	memset(l, 0, sizeof *l);
 	if (!doc) {
 		fprintf(stderr, "%s: %s\n", prog, err);
 		free(err);
 		free(path);
-		return rc;
+		return e;
 	}
 	const json_t *sec = json_object_get(doc, "reliability");
 	if (!json_is_object(sec))
@@ -51,10 +51,10 @@ int inj_limits_load(const char *prog, struct inj_limits *l)
 		why = xstrdup("/reliability/reboot_back_s: warn_above must not be above fail_above");
 	if (why) {
 		fprintf(stderr, "%s: %s: %s\n", prog, path, why);
-		rc = EXIT_DATAERR;
+		e = CE_DATA;
 	}
 	free(why);
 	free(path);
 	json_decref(doc);
-	return rc;
+	return e;
 }

@@ -11,8 +11,8 @@
  *            bit 6 of its Bridge Control register (config space 0x3e) behind
  *            the driver's back, which makes a real Xid 79
  *   amd-ras  an uncorrectable UMC error through amdgpu's debugfs ras_ctrl */
-#include "method.h"
-#include "replay.h"
+#include "inject/method.h"
+#include "inject/replay.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
@@ -161,6 +161,62 @@ static void full_pci(const char *pci, char *out, size_t n)
 	snprintf(out, n, "%s.%c", key, dot && dot[1] ? dot[1] : '0');
 }
 
+/* everything below the bridge goes through the reset: name it */
+static void sbr_devices_below(const char *real, struct inj_plan *p)
+{
+	char **names = NULL;
+	size_t nn = 0;
+	json_t *below = json_array();
+	if (sr_list(real, &names, &nn) == 0) {
+		for (size_t i = 0; i < nn; i++)
+			if (is_pci_addr(names[i]))
+				json_array_append_new(below, json_string(names[i]));
+		sr_list_free(names, nn);
+	}
+	json_object_set_new(p->notes, "devices_reset", below);
+}
+
+/* One write of the Bridge Control register. */
+static void sbr_write_step(struct inj_plan *p, const char *what, const char *cfg, const char *hp,
+			   const unsigned char val[2])
+{
+	struct inj_step *st = add_step(p, STEP_PWRITE, what);
+	st->path = xstrdup(cfg);
+	st->host_path = xstrdup(hp ? hp : cfg);
+	st->data = xmalloc(2);
+	memcpy(st->data, val, 2);
+	st->len = 2;
+	st->offset = BRIDGE_CONTROL;
+}
+
+/* The bridge's control register, and the steps: assert the reset, hold
+ * it, restore the register as it was. */
+static void sbr_bridge_control(const char *cfg, struct inj_plan *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int trunc = 0;
+	int rc = sr_read(cfg, 0x40, &buf, &len, &trunc);
+	if (rc < 0 || len < BRIDGE_CONTROL + 2) {
+		if (!p->unavailable)
+			p->unavailable = xasprintf("%s: cannot read the bridge control register (%s)", cfg,
+						   rc < 0 ? strerror(-rc) : "short config space");
+		free(buf);
+		return;
+	}
+	unsigned v = (unsigned char)buf[BRIDGE_CONTROL] | (unsigned)(unsigned char)buf[BRIDGE_CONTROL + 1] << 8;
+	json_object_set_new(p->notes, "bridge_control", json_integer(v));
+	unsigned char set[2] = { (unsigned char)((v | BRIDGE_CTL_BUS_RESET) & 0xff), (unsigned char)(v >> 8) };
+	unsigned char clr[2] = { (unsigned char)(v & ~BRIDGE_CTL_BUS_RESET & 0xff), (unsigned char)(v >> 8) };
+	char *hp = sr_hostpath(cfg);
+	sbr_write_step(p, "assert Secondary Bus Reset (Bridge Control bit 6)", cfg, hp, set);
+	struct inj_step *st = add_step(p, STEP_SLEEP, "hold the reset");
+	st->sleep_ms = SBR_HOLD_MS;
+	sbr_write_step(p, "release Secondary Bus Reset (restore Bridge Control)", cfg, hp, clr);
+	free(hp);
+	free(buf);
+}
+
 static void plan_sbr(const struct inj_opts *o, int local, struct inj_plan *p)
 {
 	char dev[40];
@@ -199,52 +255,10 @@ static void plan_sbr(const struct inj_opts *o, int local, struct inj_plan *p)
 		if (!p->unavailable)
 			p->unavailable = xasprintf("%s is not a PCI-to-PCI bridge (class %s)", bridge, cls ? cls : "unreadable");
 	}
-	/* everything below the bridge goes through the reset: name it */
-	char **names = NULL;
-	size_t nn = 0;
-	json_t *below = json_array();
-	if (sr_list(real, &names, &nn) == 0) {
-		for (size_t i = 0; i < nn; i++)
-			if (is_pci_addr(names[i]))
-				json_array_append_new(below, json_string(names[i]));
-		sr_list_free(names, nn);
-	}
-	json_object_set_new(p->notes, "devices_reset", below);
+	sbr_devices_below(real, p);
 	char *cfg = xasprintf("%s/config", real);
-	char *buf = NULL;
-	size_t len = 0;
-	int trunc = 0;
-	int rc = sr_read(cfg, 0x40, &buf, &len, &trunc);
-	if (rc < 0 || len < BRIDGE_CONTROL + 2) {
-		if (!p->unavailable)
-			p->unavailable = xasprintf("%s: cannot read the bridge control register (%s)", cfg,
-						   rc < 0 ? strerror(-rc) : "short config space");
-	} else {
-		unsigned v = (unsigned char)buf[BRIDGE_CONTROL] | (unsigned)(unsigned char)buf[BRIDGE_CONTROL + 1] << 8;
-		json_object_set_new(p->notes, "bridge_control", json_integer(v));
-		unsigned char set[2] = { (unsigned char)((v | BRIDGE_CTL_BUS_RESET) & 0xff), (unsigned char)(v >> 8) };
-		unsigned char clr[2] = { (unsigned char)(v & ~BRIDGE_CTL_BUS_RESET & 0xff), (unsigned char)(v >> 8) };
-		char *hp = sr_hostpath(cfg);
-		struct inj_step *st = add_step(p, STEP_PWRITE, "assert Secondary Bus Reset (Bridge Control bit 6)");
-		st->path = xstrdup(cfg);
-		st->host_path = xstrdup(hp ? hp : cfg);
-		st->data = xmalloc(2);
-		memcpy(st->data, set, 2);
-		st->len = 2;
-		st->offset = BRIDGE_CONTROL;
-		st = add_step(p, STEP_SLEEP, "hold the reset");
-		st->sleep_ms = SBR_HOLD_MS;
-		st = add_step(p, STEP_PWRITE, "release Secondary Bus Reset (restore Bridge Control)");
-		st->path = xstrdup(cfg);
-		st->host_path = xstrdup(hp ? hp : cfg);
-		st->data = xmalloc(2);
-		memcpy(st->data, clr, 2);
-		st->len = 2;
-		st->offset = BRIDGE_CONTROL;
-		free(hp);
-	}
+	sbr_bridge_control(cfg, p);
 	p->target = xasprintf("bridge %s above GPU %s", bridge, dev);
-	free(buf);
 	free(cfg);
 	free(cls);
 	free(cls_path);

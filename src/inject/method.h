@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <jansson.h>
 
-#include "sched.h"
+#include "inject/sched.h"
 #include "xid/kmsg.h"
 
 enum inj_method { IM_LOG, IM_DCGM, IM_SBR, IM_AMD_RAS, IM__COUNT };

@@ -2,23 +2,15 @@
  * (read by parse/slurm.c, the one reader of that record), `sinfo -h -N -o
  * '%N|%T|%E|%H'` or `kubectl get node -o json`, reduced to the questions
  * the timing needs: schedulable, isolated, changed.  Pure functions over
- * untrusted text: every field is bounded and printable. */
-#include "inject.h"
+ * untrusted text: every field is bounded and terminal-safe (core/termsafe.h). */
+#include "inject/inject.h"
+#include "core/jsonget.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include "parse/slurm.h"
 
 #include <ctype.h>
 #include <string.h>
-
-static void copy_field(char *dst, size_t n, const char *s, size_t len)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < len && k + 1 < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		dst[k++] = c >= 0x20 && c < 0x7f ? (char)c : '?';
-	}
-	dst[k] = 0;
-}
 
 static const struct {
 	const char *name;
@@ -85,7 +77,7 @@ static void apply_word(struct node_view *v, const char *w, size_t len, int is_ba
 
 static void parse_state(struct node_view *v, const char *s, size_t len)
 {
-	copy_field(v->state, sizeof v->state, s, len);
+	ts_copy(v->state, sizeof v->state, s, len, 0);
 	size_t i = 0;
 	int first = 1;
 	while (i < len) {
@@ -108,12 +100,12 @@ int nv_parse_scontrol(const char *out, size_t len, const char *node, struct node
 	if (!out || slurm_node_line(out, len, node, &n) < 0)
 		return -1;
 	v->found = 1;
-	copy_field(v->name, sizeof v->name, n.name, strlen(n.name));
+	ts_copys(v->name, sizeof v->name, n.name, 0);
 	parse_state(v, n.state, strlen(n.state));
-	copy_field(v->boot_time, sizeof v->boot_time, n.boot_time, strlen(n.boot_time));
-	copy_field(v->reason, sizeof v->reason, n.reason, strlen(n.reason));
-	copy_field(v->reason_user, sizeof v->reason_user, n.reason_user, strlen(n.reason_user));
-	copy_field(v->reason_time, sizeof v->reason_time, n.reason_time, strlen(n.reason_time));
+	ts_copys(v->boot_time, sizeof v->boot_time, n.boot_time, 0);
+	ts_copys(v->reason, sizeof v->reason, n.reason, 0);
+	ts_copys(v->reason_user, sizeof v->reason_user, n.reason_user, 0);
+	ts_copys(v->reason_time, sizeof v->reason_time, n.reason_time, 0);
 	return 0;
 }
 
@@ -146,19 +138,13 @@ int nv_parse_sinfo(const char *out, size_t len, struct node_view *v)
 		return -1;
 	v->found = 1;
 	if (o)
-		copy_field(v->name, sizeof v->name, f[0], fl[0]);
+		ts_copy(v->name, sizeof v->name, f[0], fl[0], 0);
 	parse_state(v, f[o], fl[o]);
 	if (!(fl[o + 1] == 4 && !memcmp(f[o + 1], "none", 4)))
-		copy_field(v->reason, sizeof v->reason, f[o + 1], fl[o + 1]);
+		ts_copy(v->reason, sizeof v->reason, f[o + 1], fl[o + 1], 0);
 	if (!(fl[o + 2] == 7 && !memcmp(f[o + 2], "Unknown", 7)))
-		copy_field(v->reason_time, sizeof v->reason_time, f[o + 2], fl[o + 2]);
+		ts_copy(v->reason_time, sizeof v->reason_time, f[o + 2], fl[o + 2], 0);
 	return 0;
-}
-
-static const char *jstr(json_t *o, const char *k)
-{
-	const char *s = json_string_value(json_object_get(o, k));
-	return s ? s : "";
 }
 
 int nv_parse_k8s(const char *out, size_t len, struct node_view *v)
@@ -169,15 +155,15 @@ int nv_parse_k8s(const char *out, size_t len, struct node_view *v)
 	if (!out)
 		return -1;
 	json_t *j = json_loadb(out, len, 0, NULL);
-	if (!json_is_object(j) || strcmp(jstr(j, "kind"), "Node")) {
+	if (!json_is_object(j) || strcmp(jget_str_or(j, "kind", ""), "Node")) {
 		json_decref(j);
 		return -1;
 	}
 	v->found = 1;
 	json_t *md = json_object_get(j, "metadata"), *spec = json_object_get(j, "spec");
 	json_t *st = json_object_get(j, "status");
-	const char *name = jstr(md, "name");
-	copy_field(v->name, sizeof v->name, name, strlen(name));
+	const char *name = jget_str_or(md, "name", "");
+	ts_copys(v->name, sizeof v->name, name, 0);
 	v->unschedulable = json_is_true(json_object_get(spec, "unschedulable"));
 	json_t *t;
 	size_t i;
@@ -185,20 +171,20 @@ int nv_parse_k8s(const char *out, size_t len, struct node_view *v)
 		if (v->ntaints >= NV_MAX_MARKS)
 			break;
 		char buf[256];
-		snprintf(buf, sizeof buf, "%s=%s:%s", jstr(t, "key"), jstr(t, "value"), jstr(t, "effect"));
-		copy_field(v->taints[v->ntaints++], sizeof v->taints[0], buf, strlen(buf));
+		snprintf(buf, sizeof buf, "%s=%s:%s", jget_str_or(t, "key", ""), jget_str_or(t, "value", ""), jget_str_or(t, "effect", ""));
+		ts_copys(v->taints[v->ntaints++], sizeof v->taints[0], buf, 0);
 	}
 	json_array_foreach(json_object_get(st, "conditions"), i, t) {
 		if (v->nconds >= NV_MAX_MARKS)
 			break;
 		char buf[160];
-		snprintf(buf, sizeof buf, "%s=%s", jstr(t, "type"), jstr(t, "status"));
-		copy_field(v->conds[v->nconds++], sizeof v->conds[0], buf, strlen(buf));
-		if (!strcmp(jstr(t, "type"), "Ready"))
-			v->ready = !strcmp(jstr(t, "status"), "True");
+		snprintf(buf, sizeof buf, "%s=%s", jget_str_or(t, "type", ""), jget_str_or(t, "status", ""));
+		ts_copys(v->conds[v->nconds++], sizeof v->conds[0], buf, 0);
+		if (!strcmp(jget_str_or(t, "type", ""), "Ready"))
+			v->ready = !strcmp(jget_str_or(t, "status", ""), "True");
 	}
-	const char *bid = jstr(json_object_get(st, "nodeInfo"), "bootID");
-	copy_field(v->boot_id, sizeof v->boot_id, bid, strlen(bid));
+	const char *bid = jget_str_or(json_object_get(st, "nodeInfo"), "bootID", "");
+	ts_copys(v->boot_id, sizeof v->boot_id, bid, 0);
 	snprintf(v->state, sizeof v->state, "%s%s", v->ready == 1 ? "Ready" : v->ready == 0 ? "NotReady" : "Unknown",
 		 v->unschedulable ? ",SchedulingDisabled" : "");
 	v->base = v->ready == 1 ? NVB_IDLE : NVB_DOWN;

@@ -11,119 +11,92 @@
  *
  * Interrupted (SIGINT/SIGTERM) or timed out before the reboot was issued,
  * it undoes what it started: scontrol cancel_reboot, kubectl uncordon. */
-#include "inject.h"
-#include "sched.h"
-#include "replay.h"
+#include "inject/inject.h"
+#include "inject/sched.h"
+#include "inject/replay.h"
+#include "core/confirm.h"
 #include "core/exitcodes.h"
 #include "core/interrupt.h"
+#include "core/options.h"
 #include "core/runner.h"
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
+#include "report/report.h"
 #include "core/termsafe.h"
 #include "core/usage.h"
 #include "config.h"
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
 
-static void usage(FILE *out)
-{
-	fputs("usage: cmax reboot-test --node NODE [options]\n"
-	      "\n"
-	      "Reboot a node through the scheduler, require a new boot ID and time until the node\n"
-	      "is back and runs work. Interrupted before the reboot is issued, it cancels it.\n"
-	      "\n"
-	      "      --node NODE        the node (required)\n"
-	      "      --k8s              Kubernetes: cordon, drain, reboot, uncordon (default: Slurm)\n"
-	      "      --kubeconfig FILE  kubeconfig for kubectl\n"
-	      "      --reboot-cmd CMD   k8s: reboot with `sh -c CMD` instead of a kubectl debug pod\n"
-	      "      --debug-image IMG  k8s: image of the kubectl debug pod (default busybox:1.36)\n"
-	      "      --probe-image IMG  k8s: image of the nvidia-smi pod\n"
-	      "      --dry-run          print the exact commands, change nothing\n"
-	      "  -y, --yes              run without asking (needed without a terminal)\n"
-	      "      --i-own-this-node  allow a node outside your Slurm allocation; required with --k8s\n"
-	      "      --timeout S        give up after S seconds (default 1800); the time until work runs\n"
-	      "                         again is graded against data/thresholds.json reliability.reboot_back_s\n"
-	      "      --poll-ms MS       poll interval (default 1000)\n"
-	      "      --json             the timeline and verdict as JSON (schema cmax.reboot-test/1)\n"
-	      "  -h, --help             this help\n"
-	      "\n"
-	      "Exit status: 0 PASS or WARN; 2 FAIL (no new boot ID, not back in time, back later than the\n"
-	      "limit); 64 usage or refused; 65 a broken limit in data/thresholds.json;\n"
-	      "71 a command failed; 130 interrupted (after clean-up) or declined; 143 SIGTERM, 129 SIGHUP.\n",
-	      out);
-}
-
-enum { R_NODE = 1000, R_K8S, R_KUBECONFIG, R_REBOOTCMD, R_DEBUGIMG, R_PROBEIMG, R_DRYRUN, R_OWN, R_TIMEOUT,
-       R_POLLMS, R_JSON };
-
-static const struct option longopts[] = {
-	{ "node", required_argument, NULL, R_NODE },
-	{ "k8s", no_argument, NULL, R_K8S },
-	{ "kubeconfig", required_argument, NULL, R_KUBECONFIG },
-	{ "reboot-cmd", required_argument, NULL, R_REBOOTCMD },
-	{ "debug-image", required_argument, NULL, R_DEBUGIMG },
-	{ "probe-image", required_argument, NULL, R_PROBEIMG },
-	{ "dry-run", no_argument, NULL, R_DRYRUN },
-	{ "yes", no_argument, NULL, 'y' },
-	{ "i-own-this-node", no_argument, NULL, R_OWN },
-	{ "timeout", required_argument, NULL, R_TIMEOUT },
-	{ "poll-ms", required_argument, NULL, R_POLLMS },
-	{ "json", no_argument, NULL, R_JSON },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 struct ropts {
 	const char *node, *kubeconfig, *reboot_cmd, *debug_image, *probe_image;
-	int k8s, dry_run, yes, own, json;
-	long timeout_s, poll_ms;
+	int k8s, dry_run, yes, own, json, verbose;
+	long timeout_s;
+	long long poll_ms;
 };
+
+#define O(f) offsetof(struct ropts, f)
+const struct opt_def reboot_test_options[] = {
+	{ "node", 0, OPT_STRING, O(node), "NODE", "the node (required)", NULL, 0, 0, NULL, NULL, 0 },
+	{ "k8s", 0, OPT_FLAG, O(k8s), NULL, "Kubernetes: cordon, drain, reboot, uncordon (default: Slurm)", NULL, 0,
+	  0, NULL, NULL, 0 },
+	{ "kubeconfig", 0, OPT_STRING, O(kubeconfig), "FILE", "kubeconfig for kubectl", NULL, 0, 0, NULL, NULL,
+	  OPTF_PATH },
+	{ "reboot-cmd", 0, OPT_STRING, O(reboot_cmd), "CMD", "k8s: reboot with `sh -c CMD` instead of a kubectl debug pod",
+	  NULL, 0, 0, NULL, NULL, 0 },
+	{ "debug-image", 0, OPT_STRING, O(debug_image), "IMG", "k8s: image of the kubectl debug pod", "busybox:1.36",
+	  0, 0, NULL, NULL, 0 },
+	{ "probe-image", 0, OPT_STRING, O(probe_image), "IMG", "k8s: image of the nvidia-smi pod", NULL, 0, 0, NULL,
+	  NULL, 0 },
+	OPTION_DRY_RUN(struct ropts, dry_run),
+	OPTION_YES(struct ropts, yes),
+	{ "i-own-this-node", 0, OPT_FLAG, O(own), NULL, "allow a node outside your Slurm allocation; required with --k8s",
+	  NULL, 0, 0, NULL, NULL, 0 },
+	{ "timeout", 0, OPT_SECONDS, O(timeout_s), "SECONDS", "give up after this long", "1800", 1, 86400, "s", NULL,
+	  0 },
+	{ "poll-ms", 0, OPT_INT, O(poll_ms), "MS", "poll interval", "1000", 10, 60000, "ms", NULL, 0 },
+	OPTION_JSON(struct ropts, json),
+	OPTION_VERBOSE(struct ropts, verbose),
+	OPTION_END,
+};
+#undef O
 
 static int uerr(const char *fmt, const char *arg)
 {
 	return usage_fail("reboot-test", fmt, arg);
 }
 
+static const char reboot_help_head[] =
+	"usage: cmax reboot-test --node NODE [options]\n"
+	"\n"
+	"Reboot a node through the scheduler, require a new boot ID and time until the node\n"
+	"is back and runs work. Interrupted before the reboot is issued, it cancels it.\n"
+	"The time until work runs again is graded against data/thresholds.json\n"
+	"reliability.reboot_back_s; the --json document follows the schema cmax.reboot-test/1.\n"
+	"\n"
+	"Options:\n";
+static const char reboot_help_tail[] =
+	"Exit status: 0 PASS or WARN; 2 FAIL (no new boot ID, not back in time, back later than the\n"
+	"limit); 64 usage or refused; 65 a broken limit in data/thresholds.json;\n"
+	"71 a command failed; 130 interrupted (after clean-up) or declined; 143 SIGTERM, 129 SIGHUP.\n";
+
+/* 0 parsed; -1 --help was printed; else the exit code. */
 static int parse(int argc, char **argv, struct ropts *o)
 {
 	memset(o, 0, sizeof *o);
 	o->timeout_s = 1800;
 	o->poll_ms = 1000;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "yh", longopts, NULL)) != -1) {
-		switch (c) {
-		case R_NODE: o->node = optarg; break;
-		case R_K8S: o->k8s = 1; break;
-		case R_KUBECONFIG: o->kubeconfig = optarg; break;
-		case R_REBOOTCMD: o->reboot_cmd = optarg; break;
-		case R_DEBUGIMG: o->debug_image = optarg; break;
-		case R_PROBEIMG: o->probe_image = optarg; break;
-		case R_DRYRUN: o->dry_run = 1; break;
-		case 'y': o->yes = 1; break;
-		case R_OWN: o->own = 1; break;
-		case R_JSON: o->json = 1; break;
-		case R_TIMEOUT:
-			if (parse_seconds(optarg, 1, 86400, &o->timeout_s) < 0)
-				return uerr("--timeout wants whole seconds between 1 and 86400, not '%s'", optarg);
-			break;
-		case R_POLLMS:
-			if (parse_seconds(optarg, 10, 60000, &o->poll_ms) < 0)
-				return uerr("--poll-ms wants milliseconds between 10 and 60000, not '%s'", optarg);
-			break;
-		case 'h': usage(stdout); return -1;
-		default:
-			return uerr("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return uerr("unexpected argument '%s'", argv[optind]);
+	struct opt_parser p = { .cmd = "reboot-test", .defs = reboot_test_options, .dst = o, .max_positional = 0,
+				.help_head = reboot_help_head, .help_tail = reboot_help_tail };
+	int rc = opt_parse_result(opt_parse(&p, argc, argv));
+	opt_parser_release(&p);
+	if (rc)
+		return rc;
 	if (!o->node)
 		return uerr("%s", "--node NODE is required");
 	if (!o->k8s && o->reboot_cmd)
@@ -216,7 +189,7 @@ static void mark(struct rrun *r, const char *name, const char *detail)
 	struct rev *e = &r->ev[r->nev++];
 	e->name = name;
 	e->t_ms = inj_clock_ms() - r->m0;
-	e->wall = wall_now();
+	e->wall = inj_wall();
 	e->detail = xstrdup(detail ? detail : "");
 }
 
@@ -274,11 +247,7 @@ static char *read_boot_id(struct rrun *r, char **err)
 
 static struct result *row(const char *id, const char *title, const char *node)
 {
-	struct result *x = result_new(NULL, node);
-	x->id = xstrdup(id);
-	x->profile = xstrdup("reliability");
-	x->title = xstrdup(title);
-	return x;
+	return result_new(id, "reliability", title, node);
 }
 
 static void print_plan(const struct ropts *o, const struct sched *s, FILE *f)
@@ -302,7 +271,7 @@ static void print_plan(const struct ropts *o, const struct sched *s, FILE *f)
 		}
 		sched_poll_argv(s, &a);
 		d = argv_display(&a);
-		fprintf(f, "  %d. poll `%s` every %ld ms until a new bootID is Ready\n", n++, d, o->poll_ms);
+		fprintf(f, "  %d. poll `%s` every %lld ms until a new bootID is Ready\n", n++, d, o->poll_ms);
 		free(d);
 		argv_free(&a);
 		step_argv(o, s, RS_UNCORDON, &a);
@@ -331,7 +300,7 @@ static void print_plan(const struct ropts *o, const struct sched *s, FILE *f)
 	sched_poll_argv(s, &a);
 	d = argv_display(&a);
 	argv_free(&a);
-	fprintf(f, "  %d. poll `%s` every %ld ms until the node is back in service\n", n++, d, o->poll_ms);
+	fprintf(f, "  %d. poll `%s` every %lld ms until the node is back in service\n", n++, d, o->poll_ms);
 	free(d);
 	fprintf(f, "  %d. %s   (must print a new boot ID)\n", n++, bid);
 	free(bid);
@@ -342,329 +311,443 @@ static void print_plan(const struct ropts *o, const struct sched *s, FILE *f)
 	free(d);
 }
 
-int cmd_reboot_test(int argc, char **argv)
-{
+/* ---- the command, in phases ---- */
+
+/* Everything one run holds; reboot_release frees it in any state. */
+struct rtest {
 	struct ropts o;
-	int rc = parse(argc, argv, &o);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
 	struct inj_limits lim;
-	if ((rc = inj_limits_load("cmax reboot-test", &lim)) != 0)
+	struct sched s;
+	struct node_view base;	/* the node before the test */
+	struct rrun r;
+	char *why;		/* the ownership verdict, in words */
+	char *before, *after;	/* the boot ids */
+	char *fail;		/* why the run stopped early, for the rows */
+	char *cleanup;		/* what the clean-up did, in words */
+	char *err;
+	int owned, issued, cordoned, interrupted, replaying;
+	int exit_code;		/* an error that overrides the verdict; EXIT_OK none */
+	struct result *rows[2];
+	enum status st;
+};
+
+static int prepare(struct rtest *t)
+{
+	const struct ropts *o = &t->o;
+	int rc = exit_code_for(inj_limits_load("cmax reboot-test", &t->lim));
+	if (rc)
 		return rc;
-	struct sched s = { .k8s = o.k8s, .node = o.node, .kubeconfig = o.kubeconfig, .timeout_ms = 10000,
-			   .probe_image = o.probe_image, .debug_image = o.debug_image };
-	char *why = NULL;
-	int owned = inject_owns_node(o.node, o.own, o.k8s, &why);
-	if (o.dry_run) {
-		print_plan(&o, &s, stdout);
-		printf("Graded: back and running work within %.0f s PASS, %.0f s WARN, later FAIL (data/thresholds.json)\n",
-		       lim.reboot_warn_s, lim.reboot_fail_s);
-		printf("Dry run: nothing was changed.\nOwnership: %s%s\n", why, owned ? "" : " (a real run would refuse)");
-		free(why);
-		return EXIT_OK;
-	}
-	if (!owned) {
-		fprintf(stderr, "cmax reboot-test: refused: %s\n", why);
-		free(why);
+	t->s = (struct sched){ .k8s = o->k8s, .node = o->node, .kubeconfig = o->kubeconfig, .timeout_ms = 10000,
+			       .probe_image = o->probe_image, .debug_image = o->debug_image };
+	t->owned = inject_owns_node(o->node, o->own, o->k8s, &t->why);
+	return 0;
+}
+
+static int render_dry_run(const struct rtest *t)
+{
+	print_plan(&t->o, &t->s, stdout);
+	printf("Graded: back and running work within %.0f s PASS, %.0f s WARN, later FAIL (data/thresholds.json)\n",
+	       t->lim.reboot_warn_s, t->lim.reboot_fail_s);
+	printf("Dry run: nothing was changed.\nOwnership: %s%s\n", t->why, t->owned ? "" : " (a real run would refuse)");
+	return EXIT_OK;
+}
+
+/* Refusals before anything is touched: not the caller's node, a node that
+ * cannot be observed or is out of service already. 0 or an exit code. */
+static int preflight(struct rtest *t)
+{
+	const struct ropts *o = &t->o;
+	if (!t->owned) {
+		fprintf(stderr, "cmax reboot-test: refused: %s\n", t->why);
 		return EXIT_USAGE;
 	}
-	free(why);
-	if ((rc = replay_init("cmax reboot-test")) != 0)
+	int rc = exit_code_for(replay_init("cmax reboot-test"));
+	if (rc)
 		return rc;
-	struct node_view base;
-	char *err = NULL;
-	if (sched_poll(&s, &base, &err) < 0) {
-		fprintf(stderr, "cmax reboot-test: cannot observe %s: %s\n", o.node, err);
-		free(err);
-		replay_done();
+	t->replaying = 1;
+	if (sched_poll(&t->s, &t->base, &t->err) < 0) {
+		fprintf(stderr, "cmax reboot-test: cannot observe %s: %s\n", o->node, t->err);
 		return EXIT_OSERR;
 	}
 	char d[512];
-	nv_describe(&base, d, sizeof d);
-	if (!nv_schedulable(&base, &base)) {
+	nv_describe(&t->base, d, sizeof d);
+	if (!nv_schedulable(&t->base, &t->base)) {
 		fprintf(stderr, "cmax reboot-test: refused: %s is not in service now (%s); the test would clear "
-				"that state when the node returns\n", o.node, d);
-		replay_done();
+				"that state when the node returns\n", o->node, d);
 		return EXIT_USAGE;
 	}
-	char *q = xasprintf("Reboot %s through %s?", o.node, o.k8s ? "Kubernetes" : "Slurm");
-	int ok = inject_confirm(o.yes, q);
+	return 0;
+}
+
+static int confirm(const struct rtest *t)
+{
+	char *q = xasprintf("Reboot %s through %s?", t->o.node, t->o.k8s ? "Kubernetes" : "Slurm");
+	struct confirm_req cr = { .cmd = "reboot-test", .yes = t->o.yes, .question = q,
+				  .no_tty = "refused: no terminal to confirm on; pass --yes",
+				  .declined = "not run (answer was no)" };
+	int rc = confirm_ask(&cr);
 	free(q);
-	if (ok < 0) {
-		fprintf(stderr, "cmax reboot-test: refused: no terminal to confirm on; pass --yes\n");
-		replay_done();
-		return EXIT_USAGE;
-	}
-	if (!ok) {
-		fprintf(stderr, "cmax reboot-test: not run (answer was no)\n");
-		replay_done();
-		return EXIT_DECLINED;
-	}
+	return rc;
+}
 
-	inject_trap_signals();
-	struct rrun r = { .o = &o, .s = &s, .m0 = inj_clock_ms(), .commands = json_array() };
-	int exit_code = EXIT_OK, interrupted = 0, issued = 0, cordoned = 0;
-	char *before = NULL, *after = NULL, *fail = NULL, *cleanup = NULL;
-	long timeout_ms = o.timeout_s * 1000;
+/* A step failed: the run stops, the clean-up and the rows say why. */
+static int stop(struct rtest *t, const char *what)
+{
+	t->fail = xasprintf("%s: %s", what, t->err);
+	t->exit_code = EXIT_OSERR;
+	return -1;
+}
 
-	before = read_boot_id(&r, &err);
-	if (!before) {
-		fail = xasprintf("cannot read the boot ID before the reboot: %s", err);
-		exit_code = EXIT_OSERR;
-		goto report;
-	}
-	mark(&r, "boot_id_before", before);
-	if (o.k8s) {
-		if (!run_step(&r, RS_CORDON, 30000, NULL, &err)) {
-			fail = xasprintf("cordon failed: %s", err);
-			exit_code = EXIT_OSERR;
-			goto report;
-		}
-		cordoned = 1;
-		mark(&r, "cordoned", o.node);
-		if (!inject_stopped() && !run_step(&r, RS_DRAIN, 330000, NULL, &err)) {
-			fail = xasprintf("drain failed: %s", err);
-			exit_code = EXIT_OSERR;
-			goto report;
-		}
+/* The boot id before, the k8s cordon and drain, the reboot request.
+ * 0 issued; -1 the run stops here (t->fail or t->interrupted says why). */
+static int start_reboot(struct rtest *t)
+{
+	struct rrun *r = &t->r;
+	const struct ropts *o = &t->o;
+	t->before = read_boot_id(r, &t->err);
+	if (!t->before)
+		return stop(t, "cannot read the boot ID before the reboot");
+	mark(r, "boot_id_before", t->before);
+	if (o->k8s) {
+		if (!run_step(r, RS_CORDON, 30000, NULL, &t->err))
+			return stop(t, "cordon failed");
+		t->cordoned = 1;
+		mark(r, "cordoned", o->node);
+		if (!inject_stopped() && !run_step(r, RS_DRAIN, 330000, NULL, &t->err))
+			return stop(t, "drain failed");
 		if (!inject_stopped())
-			mark(&r, "drained", "pods evicted (DaemonSets ignored)");
+			mark(r, "drained", "pods evicted (DaemonSets ignored)");
 	}
 	if (inject_stopped()) {
-		interrupted = 1;
-		goto report;
+		t->interrupted = 1;
+		return -1;
 	}
-	if (!run_step(&r, RS_REBOOT, 60000, NULL, &err)) {
-		if (!o.k8s) {
-			fail = xasprintf("reboot request failed: %s", err);
-			exit_code = EXIT_OSERR;
-			goto report;
-		}
+	if (!run_step(r, RS_REBOOT, 60000, NULL, &t->err)) {
+		if (!o->k8s)
+			return stop(t, "reboot request failed");
 		/* the debug pod often dies with the node: keep watching */
-		mark(&r, "reboot_command", err);
-		free(err);
-		err = NULL;
+		mark(r, "reboot_command", t->err);
+		free(t->err);
+		t->err = NULL;
 	} else {
-		mark(&r, o.k8s ? "reboot_command" : "requested", o.k8s ? "reboot command ran" : "scontrol reboot ASAP");
+		mark(r, o->k8s ? "reboot_command" : "requested", o->k8s ? "reboot command ran" : "scontrol reboot ASAP");
 	}
-	if (o.k8s)
-		issued = 1;
+	if (o->k8s)
+		t->issued = 1;
+	return 0;
+}
 
+/* One look at the node while it reboots; 1 when it is back in service. */
+static int observe(struct rtest *t, const struct node_view *v)
+{
+	struct rrun *r = &t->r;
+	const int k8s = t->o.k8s;
+	char d[512];
+	nv_describe(v, d, sizeof d);
+	if (!k8s && (v->flags & NVF_REBOOT_ISSUED)) {
+		t->issued = 1;
+		mark(r, "issued", d);
+	}
+	if (!k8s && (v->flags & NVF_REBOOT_REQUESTED))
+		mark(r, "pending", d);
+	int changed = k8s ? (v->boot_id[0] && strcmp(v->boot_id, t->before) != 0)
+			  : (v->boot_time[0] && t->base.boot_time[0] && strcmp(v->boot_time, t->base.boot_time));
+	int down = k8s ? v->ready != 1 : v->base == NVB_DOWN || (v->flags & NVF_NOT_RESPONDING);
+	if (down && t->issued)
+		mark(r, "down", d);
+	if (changed)
+		t->issued = 1;
+	int sched_ok = k8s ? v->ready == 1 : nv_schedulable(v, &t->base);
+	if ((changed || (t->issued && at(r, "down") >= 0)) && sched_ok &&
+	    !(v->flags & (NVF_REBOOT_ISSUED | NVF_REBOOT_REQUESTED))) {
+		mark(r, "back", d);
+		return 1;
+	}
+	return 0;
+}
+
+/* Poll until the node is back, the timeout or a signal. */
+static void wait_back(struct rtest *t)
+{
+	long timeout_ms = t->o.timeout_s * 1000;
 	for (;;) {
 		if (inject_stopped()) {
-			interrupted = 1;
-			break;
+			t->interrupted = 1;
+			return;
 		}
-		long now = inj_clock_ms() - r.m0;
-		if (now >= timeout_ms)
-			break;
+		if (inj_clock_ms() - t->r.m0 >= timeout_ms)
+			return;
 		struct node_view v;
 		char *perr = NULL;
-		if (sched_poll(&s, &v, &perr) == 0) {
-			nv_describe(&v, d, sizeof d);
-			if (!o.k8s && (v.flags & NVF_REBOOT_ISSUED)) {
-				issued = 1;
-				mark(&r, "issued", d);
-			}
-			if (!o.k8s && (v.flags & NVF_REBOOT_REQUESTED))
-				mark(&r, "pending", d);
-			int changed = o.k8s ? (v.boot_id[0] && strcmp(v.boot_id, before) != 0)
-					    : (v.boot_time[0] && base.boot_time[0] && strcmp(v.boot_time, base.boot_time));
-			int down = o.k8s ? v.ready != 1 : v.base == NVB_DOWN || (v.flags & NVF_NOT_RESPONDING);
-			if (down && issued)
-				mark(&r, "down", d);
-			if (changed)
-				issued = 1;
-			int sched_ok = o.k8s ? v.ready == 1 : nv_schedulable(&v, &base);
-			if ((changed || (issued && at(&r, "down") >= 0)) && sched_ok &&
-			    !(v.flags & (NVF_REBOOT_ISSUED | NVF_REBOOT_REQUESTED))) {
-				mark(&r, "back", d);
-				break;
-			}
+		if (sched_poll(&t->s, &v, &perr) == 0) {
+			if (observe(t, &v))
+				return;
 		} else {
 			free(perr);
 		}
-		inj_sleep_ms(o.poll_ms);
+		inj_sleep_ms(t->o.poll_ms);
 	}
-	if (interrupted || at(&r, "back") < 0)
-		goto report;
-	if (o.k8s) {
-		if (run_step(&r, RS_UNCORDON, 30000, NULL, &err)) {
-			cordoned = 0;
-			mark(&r, "uncordoned", o.node);
-		} else {
-			fail = xasprintf("uncordon failed: %s", err);
-			goto report;
+}
+
+/* Back: uncordon (k8s), then the proof, a new boot id read where work
+ * runs, and (k8s) a pod that runs there. */
+static void finish_reboot(struct rtest *t)
+{
+	struct rrun *r = &t->r;
+	const struct ropts *o = &t->o;
+	if (o->k8s) {
+		if (!run_step(r, RS_UNCORDON, 30000, NULL, &t->err)) {
+			t->fail = xasprintf("uncordon failed: %s", t->err);
+			return;
 		}
+		t->cordoned = 0;
+		mark(r, "uncordoned", o->node);
 	}
-	/* the proof: a new boot id, read where work runs */
-	while (!inject_stopped() && inj_clock_ms() - r.m0 < timeout_ms) {
-		free(err);
-		err = NULL;
-		after = read_boot_id(&r, &err);
-		if (after && bootid_changed(before, after) >= 0)
+	while (!inject_stopped() && inj_clock_ms() - r->m0 < o->timeout_s * 1000) {
+		free(t->err);
+		t->err = NULL;
+		t->after = read_boot_id(r, &t->err);
+		if (t->after && bootid_changed(t->before, t->after) >= 0)
 			break;
-		free(after);
-		after = NULL;
+		free(t->after);
+		t->after = NULL;
 		inj_sleep_ms(2000);
 	}
 	if (inject_stopped())
-		interrupted = 1;
-	if (after && o.k8s) {
+		t->interrupted = 1;
+	if (t->after && o->k8s) {
 		char *pd = NULL;
-		if (sched_probe(&s, &pd))
-			mark(&r, "usable", pd);
+		if (sched_probe(&t->s, &pd))
+			mark(r, "usable", pd);
 		else
-			fail = xasprintf("no nvidia-smi pod ran after the reboot: %s", pd);
+			t->fail = xasprintf("no nvidia-smi pod ran after the reboot: %s", pd);
 		free(pd);
-	} else if (after) {
-		mark(&r, "usable", after);
+	} else if (t->after) {
+		mark(r, "usable", t->after);
 	}
+}
 
-report:;
-	/* clean-up of what this run started and did not finish */
-	if ((interrupted || at(&r, "back") < 0) && !o.k8s && at(&r, "requested") >= 0 && !issued) {
-		char *cerr = NULL;
-		if (run_step(&r, RS_CANCEL, 30000, NULL, &cerr))
-			cleanup = xasprintf("cancelled the pending reboot (scontrol cancel_reboot %s)", o.node);
+/* Undo what this run started and did not finish: a pending Slurm reboot
+ * is cancelled, a k8s node cordoned before the reboot was issued is
+ * uncordoned; what cannot be undone is said. */
+static void clean_up(struct rtest *t)
+{
+	struct rrun *r = &t->r;
+	const char *node = t->o.node;
+	int unfinished = t->interrupted || at(r, "back") < 0;
+	char *cerr = NULL;
+	if (unfinished && !t->o.k8s && at(r, "requested") >= 0 && !t->issued) {
+		if (run_step(r, RS_CANCEL, 30000, NULL, &cerr))
+			t->cleanup = xasprintf("cancelled the pending reboot (scontrol cancel_reboot %s)", node);
 		else
-			cleanup = xasprintf("could not cancel the pending reboot: %s", cerr);
-		free(cerr);
-	} else if ((interrupted || at(&r, "back") < 0) && !o.k8s && issued) {
-		cleanup = xasprintf("the reboot was already issued and cannot be undone; %s returns with nextstate=RESUME",
-				    o.node);
+			t->cleanup = xasprintf("could not cancel the pending reboot: %s", cerr);
+	} else if (unfinished && !t->o.k8s && t->issued) {
+		t->cleanup = xasprintf("the reboot was already issued and cannot be undone; %s returns with "
+				       "nextstate=RESUME", node);
 	}
-	if (o.k8s && cordoned && !issued) {
-		char *cerr = NULL;
-		if (run_step(&r, RS_UNCORDON, 30000, NULL, &cerr))
-			cleanup = xasprintf("uncordoned %s (evicted pods are not restored)", o.node);
+	if (t->o.k8s && t->cordoned && !t->issued) {
+		if (run_step(r, RS_UNCORDON, 30000, NULL, &cerr))
+			t->cleanup = xasprintf("uncordoned %s (evicted pods are not restored)", node);
 		else
-			cleanup = xasprintf("could not uncordon %s: %s", o.node, cerr);
-		free(cerr);
-	} else if (o.k8s && cordoned) {
-		cleanup = xasprintf("%s stays cordoned: the reboot was issued; kubectl uncordon %s once it is back", o.node,
-				    o.node);
+			t->cleanup = xasprintf("could not uncordon %s: %s", node, cerr);
+	} else if (t->o.k8s && t->cordoned) {
+		t->cleanup = xasprintf("%s stays cordoned: the reboot was issued; kubectl uncordon %s once it is back",
+				       node, node);
 	}
-	long end = inj_clock_ms() - r.m0;
+	free(cerr);
+}
 
-	struct result *rows[2];
-	rows[0] = row("reboot.boot_id", "A new boot ID after the reboot", o.node);
-	r_expectedf(rows[0], "boot ID different from %s", before ? before : "the one before (unread)");
+static struct result *grade_boot_id(const struct rtest *t, long end)
+{
+	struct result *x = row("reboot.boot_id", "A new boot ID after the reboot", t->o.node);
+	const char *before = t->before, *after = t->after;
+	r_expectedf(x, "boot ID different from %s", before ? before : "the one before (unread)");
 	int ch = before && after ? bootid_changed(before, after) : -1;
 	if (ch == 1) {
-		r_observedf(rows[0], "%s", after);
-		r_pass(rows[0], "new boot ID %s (was %s)", after, before);
+		r_observedf(x, "%s", after);
+		r_pass(x, "new boot ID %s (was %s)", after, before);
 	} else if (ch == 0) {
-		r_observedf(rows[0], "%s", after);
-		r_fail(rows[0], "same boot ID %s: the node did not reboot", after);
-	} else if (interrupted) {
-		r_skip(rows[0], "interrupted after %.1f s before the boot ID could be compared", (double)end / 1000.0);
+		r_observedf(x, "%s", after);
+		r_fail(x, "same boot ID %s: the node did not reboot", after);
+	} else if (t->interrupted) {
+		r_skip(x, "interrupted after %.1f s before the boot ID could be compared", (double)end / 1000.0);
 	} else if (before && after) {
-		r_error(rows[0], "not a boot ID: before '%s', after '%s'", before, after);
+		r_error(x, "not a boot ID: before '%s', after '%s'", before, after);
 	} else {
-		r_fail(rows[0], "%s", fail ? fail : "the node was not back with a readable boot ID in time");
+		r_fail(x, "%s", t->fail ? t->fail : "the node was not back with a readable boot ID in time");
 	}
-	rows[1] = row("reboot.return", "Back in service and running work", o.node);
-	r_expectedf(rows[1], "back and running work within %.0f s (WARN up to %.0f s, FAIL later; the method saw about "
-			     "2 min on good clusters and nearly 19 min on bad ones)", lim.reboot_warn_s, lim.reboot_fail_s);
-	long use = at(&r, "usable"), back = at(&r, "back");
-	if (use >= 0) {
-		double us = (double)use / 1000.0;
-		char ud[32];
-		if (use >= 600000)
-			snprintf(ud, sizeof ud, "%ld min %02ld s", use / 60000, use % 60000 / 1000);
-		else
-			snprintf(ud, sizeof ud, "%.1f s", us);
-		r_observedf(rows[1], "%.1f s", us);
-		if (us > lim.reboot_fail_s)
-			r_fail(rows[1], "running work only %s after the reboot (back in service after %.1f s), later than %.0f s",
-			       ud, (double)back / 1000.0, lim.reboot_fail_s);
-		else if (us > lim.reboot_warn_s)
-			r_warn(rows[1], "running work %s after the reboot (back in service after %.1f s), later than %.0f s",
-			       ud, (double)back / 1000.0, lim.reboot_warn_s);
-		else
-			r_pass(rows[1], "back in service after %.1f s, running work after %s", (double)back / 1000.0, ud);
-		if (us > lim.reboot_warn_s)
-			r_remedy(rows[1], "find where the time goes (POST and firmware, slow GPU driver load, the node's "
-					  "health checks before it rejoins) from the events' offsets");
-	} else if (interrupted) {
-		r_skip(rows[1], "interrupted after %.1f s%s%s", (double)end / 1000.0, cleanup ? "; " : "",
-		       cleanup ? cleanup : "");
-	} else {
-		r_observedf(rows[1], back >= 0 ? "back after %.1f s, no work ran" : "not back after %.1f s",
-			    (double)(back >= 0 ? back : end) / 1000.0);
-		r_fail(rows[1], "%s", fail ? fail : "not back and running work within the timeout");
-	}
-	enum status st = ST_PASS;
-	for (int i = 0; i < 2; i++)
-		if (rows[i]->status == ST_FAIL || rows[i]->status == ST_ERROR)
-			st = ST_FAIL;
-		else if (rows[i]->status == ST_WARN && st != ST_FAIL)
-			st = ST_WARN;
-		else if (rows[i]->status == ST_SKIP && st == ST_PASS)
-			st = ST_SKIP;
+	return x;
+}
 
+static struct result *grade_return(const struct rtest *t, long end)
+{
+	const struct inj_limits *lim = &t->lim;
+	struct result *x = row("reboot.return", "Back in service and running work", t->o.node);
+	r_expectedf(x, "back and running work within %.0f s (WARN up to %.0f s, FAIL later; the method saw about "
+		       "2 min on good clusters and nearly 19 min on bad ones)", lim->reboot_warn_s, lim->reboot_fail_s);
+	long use = at(&t->r, "usable"), back = at(&t->r, "back");
+	if (use < 0 && t->interrupted) {
+		r_skip(x, "interrupted after %.1f s%s%s", (double)end / 1000.0, t->cleanup ? "; " : "",
+		       t->cleanup ? t->cleanup : "");
+		return x;
+	}
+	if (use < 0) {
+		r_observedf(x, back >= 0 ? "back after %.1f s, no work ran" : "not back after %.1f s",
+			    (double)(back >= 0 ? back : end) / 1000.0);
+		r_fail(x, "%s", t->fail ? t->fail : "not back and running work within the timeout");
+		return x;
+	}
+	double us = (double)use / 1000.0;
+	char ud[32];
+	if (use >= 600000)
+		snprintf(ud, sizeof ud, "%ld min %02ld s", use / 60000, use % 60000 / 1000);
+	else
+		snprintf(ud, sizeof ud, "%.1f s", us);
+	r_observedf(x, "%.1f s", us);
+	if (us > lim->reboot_fail_s)
+		r_fail(x, "running work only %s after the reboot (back in service after %.1f s), later than %.0f s",
+		       ud, (double)back / 1000.0, lim->reboot_fail_s);
+	else if (us > lim->reboot_warn_s)
+		r_warn(x, "running work %s after the reboot (back in service after %.1f s), later than %.0f s",
+		       ud, (double)back / 1000.0, lim->reboot_warn_s);
+	else
+		r_pass(x, "back in service after %.1f s, running work after %s", (double)back / 1000.0, ud);
+	if (us > lim->reboot_warn_s)
+		r_remedy(x, "find where the time goes (POST and firmware, slow GPU driver load, the node's "
+			    "health checks before it rejoins) from the events' offsets");
+	return x;
+}
+
+/* The two rows and the overall status. */
+static void grade(struct rtest *t)
+{
+	long end = inj_clock_ms() - t->r.m0;
+	t->rows[0] = grade_boot_id(t, end);
+	t->rows[1] = grade_return(t, end);
+	t->st = ST_PASS;
+	for (int i = 0; i < 2; i++)
+		if (t->rows[i]->status == ST_FAIL || t->rows[i]->status == ST_ERROR)
+			t->st = ST_FAIL;
+		else if (t->rows[i]->status == ST_WARN && t->st != ST_FAIL)
+			t->st = ST_WARN;
+		else if (t->rows[i]->status == ST_SKIP && t->st == ST_PASS)
+			t->st = ST_SKIP;
+}
+
+static json_t *doc_build(struct rtest *t)
+{
+	const struct rrun *r = &t->r;
 	json_t *doc = json_object();
 	json_object_set_new(doc, "schema", json_string("cmax.reboot-test/1"));
 	json_object_set_new(doc, "tool_version", json_string(CMAX_VERSION));
-	json_object_set_new(doc, "node", json_string(o.node));
-	json_object_set_new(doc, "scheduler", json_string(o.k8s ? "k8s" : "slurm"));
+	json_object_set_new(doc, "node", json_string(t->o.node));
+	json_object_set_new(doc, "scheduler", json_string(t->o.k8s ? "k8s" : "slurm"));
 	if (replay_active())
 		json_object_set_new(doc, "test_replay", replay_json());
-	json_object_set_new(doc, "boot_id_before", before ? json_string(before) : json_null());
-	json_object_set_new(doc, "boot_id_after", after ? json_string(after) : json_null());
+	json_object_set_new(doc, "boot_id_before", t->before ? json_string(t->before) : json_null());
+	json_object_set_new(doc, "boot_id_after", t->after ? json_string(t->after) : json_null());
 	json_t *evs = json_array();
-	for (int i = 0; i < r.nev; i++) {
-		json_t *e = json_object();
-		json_object_set_new(e, "event", json_string(r.ev[i].name));
-		json_object_set_new(e, "offset_s", json_real((double)r.ev[i].t_ms / 1000.0));
-		json_object_set_new(e, "epoch_s", json_real(r.ev[i].wall));
-		json_object_set_new(e, "detail", json_string(r.ev[i].detail));
-		json_array_append_new(evs, e);
-	}
+	for (int i = 0; i < r->nev; i++)
+		json_array_append_new(evs, json_pack("{s:s,s:f,s:f,s:s}", "event", r->ev[i].name, "offset_s",
+						     (double)r->ev[i].t_ms / 1000.0, "epoch_s", r->ev[i].wall,
+						     "detail", r->ev[i].detail));
 	json_object_set_new(doc, "events", evs);
-	json_object_set_new(doc, "commands", r.commands);
+	json_object_set_new(doc, "commands", json_incref(r->commands));
 	json_t *ra = json_array();
 	for (int i = 0; i < 2; i++)
-		json_array_append_new(ra, result_to_json(rows[i]));
+		json_array_append_new(ra, result_to_json(t->rows[i]));
 	json_object_set_new(doc, "results", ra);
-	json_object_set_new(doc, "interrupted", json_boolean(interrupted));
-	json_object_set_new(doc, "cleanup", cleanup ? json_string(cleanup) : json_null());
-	json_t *vd = json_object();
-	json_object_set_new(vd, "status", json_string(status_name(st)));
-	json_object_set_new(vd, "summary", json_string(rows[1]->summary));
-	json_object_set_new(doc, "verdict", vd);
-	/* never a document that breaks its own schema: not printed, exit 70 (core/selfcheck.h) */
-	int selfbad = o.json ? doc_selfcheck(doc, "reboot-test", "reboot-test") : 0;
-	if (o.json && !selfbad) {
+	json_object_set_new(doc, "interrupted", json_boolean(t->interrupted));
+	json_object_set_new(doc, "cleanup", t->cleanup ? json_string(t->cleanup) : json_null());
+	json_object_set_new(doc, "verdict", json_pack("{s:s,s:s}", "status", status_name(t->st), "summary",
+						      t->rows[1]->summary));
+	return doc;
+}
+
+/* The document (never one that breaks its own schema: not printed, exit
+ * 70, core/selfcheck.h) or the text; then the exit code. */
+static int render(struct rtest *t)
+{
+	const struct rrun *r = &t->r;
+	json_t *doc = doc_build(t);
+	int selfbad = t->o.json ? exit_code_for(doc_selfcheck(doc, "reboot-test", "reboot-test")) : 0;
+	if (t->o.json && !selfbad) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', stdout);
-	} else if (!o.json) {
-		printf("cmax reboot-test: %s through %s\n", o.node, o.k8s ? "Kubernetes" : "Slurm");
-		for (int i = 0; i < r.nev; i++)
-			printf("  %+9.3fs  %-15s %s\n", (double)r.ev[i].t_ms / 1000.0, r.ev[i].name, ts_str(r.ev[i].detail));
-		if (cleanup)
-			printf("Clean-up: %s\n", ts_str(cleanup));
+	} else if (!t->o.json) {
+		printf("cmax reboot-test: %s through %s\n", t->o.node, t->o.k8s ? "Kubernetes" : "Slurm");
+		for (int i = 0; i < r->nev; i++)
+			printf("  %+9.3fs  %-15s %s\n", (double)r->ev[i].t_ms / 1000.0, r->ev[i].name,
+			       ts_str(r->ev[i].detail));
+		if (t->cleanup)
+			printf("Clean-up: %s\n", ts_str(t->cleanup));
 		for (int i = 0; i < 2; i++)
-			printf("  %-5s %-15s %s\n", status_name(rows[i]->status), rows[i]->id, ts_str(rows[i]->summary));
-		printf("Verdict: %s\n", status_name(st));
+			printf("  %-5s %-15s %s\n", status_name(t->rows[i]->status), t->rows[i]->id,
+			       ts_str(t->rows[i]->summary));
+		/* -v: each row with observed/expected, -vv references, -vvv evidence */
+		for (int i = 0; t->o.verbose && i < 2; i++)
+			report_text_row(stdout, t->rows[i], t->o.verbose, 0, i + 1);
+		printf("Verdict: %s\n", status_name(t->st));
 	}
-	if (interrupted && cleanup)
-		fprintf(stderr, "cmax reboot-test: interrupted: %s\n", cleanup);
+	if (t->interrupted && t->cleanup)
+		fprintf(stderr, "cmax reboot-test: interrupted: %s\n", t->cleanup);
 	json_decref(doc);
-	for (int i = 0; i < 2; i++)
-		result_free(rows[i]);
-	for (int i = 0; i < r.nev; i++)
-		free(r.ev[i].detail);
 	if (selfbad)
-		exit_code = selfbad;
-	else if (exit_code == EXIT_OK)
-		exit_code = interrupted ? interrupt_exit_code() : st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
-	free(before);
-	free(after);
-	free(fail);
-	free(cleanup);
-	free(err);
-	replay_done();
-	return exit_code;
+		return selfbad;
+	if (t->exit_code != EXIT_OK)
+		return t->exit_code;
+	return t->interrupted ? interrupt_exit_code() : t->st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
+}
+
+static void reboot_release(struct rtest *t)
+{
+	for (int i = 0; i < 2; i++)
+		if (t->rows[i])
+			result_free(t->rows[i]);
+	for (int i = 0; i < t->r.nev; i++)
+		free(t->r.ev[i].detail);
+	json_decref(t->r.commands);
+	free(t->why);
+	free(t->before);
+	free(t->after);
+	free(t->fail);
+	free(t->cleanup);
+	free(t->err);
+	if (t->replaying)
+		replay_done();
+}
+
+/* Phases: parse, prepare, (dry run: render), preflight, confirm, reboot
+ * and wait, clean up, grade, render and exit code. */
+static int reboot_run(struct rtest *t)
+{
+	int rc = prepare(t);
+	if (rc)
+		return rc;
+	if (t->o.dry_run)
+		return render_dry_run(t);
+	if ((rc = preflight(t)) != 0 || (rc = confirm(t)) != 0)
+		return rc;
+	inject_trap_signals();
+	t->r = (struct rrun){ .o = &t->o, .s = &t->s, .m0 = inj_clock_ms(), .commands = json_array() };
+	if (start_reboot(t) == 0) {
+		wait_back(t);
+		if (!t->interrupted && at(&t->r, "back") >= 0)
+			finish_reboot(t);
+	}
+	clean_up(t);
+	grade(t);
+	return render(t);
+}
+
+int cmd_reboot_test(int argc, char **argv)
+{
+	struct rtest t;
+	memset(&t, 0, sizeof t);
+	int rc = parse(argc, argv, &t.o);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	rc = reboot_run(&t);
+	reboot_release(&t);
+	return rc;
 }

@@ -1,10 +1,11 @@
 /* The clock and command runner of inject / reboot-test, and the test hook
  * that replays recorded scheduler observations on a simulated clock
  * (replay.h says why and what stays real). */
-#include "replay.h"
-#include "core/argv.h"
+#include "inject/replay.h"
 #include "core/clock.h"
-#include "core/exitcodes.h"
+#include "core/argv.h"
+#include "core/timefmt.h"
+#include "core/error.h"
 #include "core/readfile.h"
 #include "core/strbuf.h"
 
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <time.h>
 
 #define REPLAY_SCHEMA "cmax.test.sched-replay/1"
@@ -52,16 +52,14 @@ int replay_active(void)
 
 long inj_clock_ms(void)
 {
-	return R.active ? R.now_ms : mono_ms();
+	return R.active ? R.now_ms : clock_mono_ms();
 }
 
 double inj_wall(void)
 {
 	if (R.active)
 		return R.epoch + (double)R.now_ms / 1000.0;
-	struct timeval tv;
-	gettimeofday(&tv, NULL);
-	return (double)tv.tv_sec + (double)tv.tv_usec / 1e6;
+	return clock_wall_s();
 }
 
 void inj_sleep_ms(long ms)
@@ -196,16 +194,16 @@ static int load_recording(json_t *c, const char *dir, struct recording *r, char 
 	return 0;
 }
 
-int replay_init(const char *prog)
+enum cmax_err replay_init(const char *prog)
 {
 	const char *f = getenv("CMAX_TEST_SCHED_REPLAY");
 	if (!f || !*f)
-		return 0;
+		return CE_OK;
 	json_error_t je;
 	char *text = NULL, *rerr = NULL;
 	size_t tlen = 0;
 	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
-	int rrc = read_input(f, INPUT_RECORDING, &text, &tlen, &rerr);
+	enum cmax_err rrc = read_input(f, INPUT_RECORDING, &text, &tlen, &rerr);
 	if (rrc) {
 		fprintf(stderr, "%s: CMAX_TEST_SCHED_REPLAY=%s\n", prog, rerr);
 		free(rerr);
@@ -215,7 +213,7 @@ int replay_init(const char *prog)
 	free(text);
 	if (!doc) {
 		fprintf(stderr, "%s: CMAX_TEST_SCHED_REPLAY=%s: %s\n", prog, f, je.text);
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
 	char *why = NULL;
 	char *dir = xstrdup(f);
@@ -230,12 +228,12 @@ int replay_init(const char *prog)
 	memset(&R, 0, sizeof R);
 	if (!json_is_string(sc) || strcmp(json_string_value(sc), REPLAY_SCHEMA)) {
 		why = xstrdup("schema: expected \"" REPLAY_SCHEMA "\"");
-	} else if (!ep || clock_parse_iso(ep) == (time_t)-1) {
+	} else if (!ep || time_parse_iso(ep) == (time_t)-1) {
 		why = xstrdup("epoch: expected the wall-clock time of the start, YYYY-MM-DDTHH:MM:SSZ");
 	} else if (!json_is_array(cmds) || json_array_size(cmds) == 0) {
 		why = xstrdup("commands: expected a non-empty array of {argv, at}");
 	} else {
-		R.epoch = (double)clock_parse_iso(ep);
+		R.epoch = (double)time_parse_iso(ep);
 		R.rec = xcalloc(json_array_size(cmds), sizeof *R.rec);
 		json_array_foreach(cmds, i, c) {
 			char *w = NULL;
@@ -252,13 +250,13 @@ int replay_init(const char *prog)
 		fprintf(stderr, "%s: CMAX_TEST_SCHED_REPLAY=%s: %s\n", prog, f, why);
 		free(why);
 		free_all();
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
 	R.active = 1;
 	R.file = xstrdup(f);
 	const char *lg = getenv("CMAX_TEST_SCHED_REPLAY_LOG");
 	R.log = lg && *lg ? xstrdup(lg) : NULL;
-	return 0;
+	return CE_OK;
 }
 
 json_t *replay_json(void)

@@ -24,12 +24,14 @@
 #define CMAX_INJECT_REPLAY_H
 #include <jansson.h>
 
+#include "core/error.h"
 #include "core/runner.h"
 
-/* Load CMAX_TEST_SCHED_REPLAY when set. 0 when unset or loaded; otherwise
- * an exit code (66 missing, 65 malformed) after one line on stderr naming
- * the file and what is wrong, prefixed with prog. */
-int replay_init(const char *prog);
+/* Load CMAX_TEST_SCHED_REPLAY when set. CE_OK when unset or loaded;
+ * otherwise an error (CE_NOINPUT missing, CE_DATA malformed, as read_input
+ * says) after one line on stderr naming the file and what is wrong,
+ * prefixed with prog. */
+enum cmax_err replay_init(const char *prog);
 int replay_active(void);
 /* {file, note} for the document, or NULL without the hook. */
 json_t *replay_json(void);

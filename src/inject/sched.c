@@ -2,8 +2,8 @@
  * (scontrol / sinfo / kubectl), run a basic command there (srun true, a
  * pod running nvidia-smi), and wrap a command so that it runs on the node
  * (srun -w, kubectl debug node/).  Everything goes through the runner. */
-#include "sched.h"
-#include "replay.h"
+#include "inject/sched.h"
+#include "inject/replay.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 

@@ -5,7 +5,7 @@
 #include <stddef.h>
 
 #include "core/argv.h"
-#include "inject.h"
+#include "inject/inject.h"
 
 #define SCHED_PROBE_IMAGE "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"
 

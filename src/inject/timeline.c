@@ -2,7 +2,7 @@
  * injection, and the verdict against the method's expectations (detection
  * within 2 minutes; HGX back in service within 1 hour; NVL72 detection and
  * isolation are enough).  Pure: observations come in, rows go out. */
-#include "inject.h"
+#include "inject/inject.h"
 #include "core/strbuf.h"
 #include "core/termsafe.h"
 
@@ -68,11 +68,7 @@ void tl_observe(struct timeline *t, long t_ms, double wall, const struct node_vi
 
 static struct result *row(const char *id, const char *title, const char *node)
 {
-	struct result *r = result_new(NULL, node);
-	r->id = xstrdup(id);
-	r->profile = xstrdup("reliability");
-	r->title = xstrdup(title);
-	return r;
+	return result_new(id, "reliability", title, node);
 }
 
 static double sec(long ms)
@@ -103,59 +99,72 @@ static const char *what(const struct tl_expect *x, char *buf, size_t n)
 	return buf;
 }
 
-enum status tl_grade(const struct timeline *t, const struct tl_expect *x, const char *node,
-		     struct result ***rows, size_t *nrows, char **verdict)
-{
-	char w[32], a[32], b[32], c[32];
-	long det = t->t_ms[TL_DETECTED], drn = t->t_ms[TL_DRAINED];
-	long ret = t->t_ms[TL_RETURNED], use = t->t_ms[TL_USABLE];
-	const char *act = x->action ? x->action : "?";
-	what(x, w, sizeof w);
+/* What the three rows and the verdict line share. */
+struct grade_ctx {
+	const struct timeline *t;
+	const struct tl_expect *x;
+	const char *node;
+	const char *act;
+	char w[32];
+	long det, drn, ret, use;
+};
 
+static struct result *grade_detect(const struct grade_ctx *g)
+{
+	const struct timeline *t = g->t;
+	const struct tl_expect *x = g->x;
+	const char *w = g->w, *act = g->act, *node = g->node;
+	char a[32];
 	struct result *r = row("inject.detect", "Fault detected by the scheduler or the provider", node);
 	if (x->isolation) {
 		r_expectedf(r, "detected within %ld s", x->detect_s);
-		if (det < 0) {
+		if (g->det < 0) {
 			r_observedf(r, "not detected within %ld s", x->timeout_s);
 			r_fail(r, "%s on %s was not detected within %ld s", w, node, x->timeout_s);
 			r_remedy(r, "Run an Xid-aware health agent (e.g. cmax health watch, or HealthCheckProgram) "
 				    "that takes a node out of scheduling on %s", w);
 		} else {
-			dur(det, a, sizeof a);
+			dur(g->det, a, sizeof a);
 			r_observedf(r, "%s", a);
-			if (det <= x->detect_s * 1000)
+			if (g->det <= x->detect_s * 1000)
 				r_pass(r, "%s detected in %s (%s)", w, a, t->detail[TL_DETECTED]);
 			else
 				r_fail(r, "%s detected only after %s, later than %ld s", w, a, x->detect_s);
 		}
 	} else {
 		r_expectedf(r, "node stays in service: %s asks for %s", w, act);
-		if (det < 0) {
+		if (g->det < 0) {
 			r_observedf(r, "not detected within %ld s", x->timeout_s);
 			r_pass(r, "not detected within %ld s: correct, %s asks for %s and the node stays in service",
 			       x->timeout_s, w, act);
-		} else if (drn >= 0) {
-			r_observedf(r, "isolated after %.1f s: %s", sec(drn), t->detail[TL_DRAINED]);
+		} else if (g->drn >= 0) {
+			r_observedf(r, "isolated after %.1f s: %s", sec(g->drn), t->detail[TL_DRAINED]);
 			r_fail(r, "%s taken out of service for %s, which asks only for %s: healthy jobs lose the node",
 			       node, w, act);
 			r_remedy(r, "Map %s to %s in the health agent's policy; drain only for reset_gpu and above", w, act);
 		} else {
-			r_observedf(r, "left the schedulable set after %.1f s: %s", sec(det), t->detail[TL_DETECTED]);
+			r_observedf(r, "left the schedulable set after %.1f s: %s", sec(g->det), t->detail[TL_DETECTED]);
 			r_warn(r, "%s left the schedulable set after %s, which needs no isolation", node, w);
 		}
 	}
-	push(rows, nrows, r);
+	return r;
+}
 
-	r = row("inject.isolate", "Work kept off the node (DRAIN or cordon)", node);
+static struct result *grade_isolate(const struct grade_ctx *g)
+{
+	const struct timeline *t = g->t;
+	const struct tl_expect *x = g->x;
+	char a[32];
+	struct result *r = row("inject.isolate", "Work kept off the node (DRAIN or cordon)", g->node);
 	if (!x->isolation) {
-		r_skip(r, "no isolation expected for %s (%s)", w, act);
+		r_skip(r, "no isolation expected for %s (%s)", g->w, g->act);
 	} else {
-		r_expectedf(r, "drained or cordoned (%s asks for %s)", w, act);
-		if (drn >= 0) {
-			dur(drn, a, sizeof a);
+		r_expectedf(r, "drained or cordoned (%s asks for %s)", g->w, g->act);
+		if (g->drn >= 0) {
+			dur(g->drn, a, sizeof a);
 			r_observedf(r, "%s after %s", t->detail[TL_DRAINED], a);
 			r_pass(r, "isolated %s after the injection: %s", a, t->detail[TL_DRAINED]);
-		} else if (det >= 0) {
+		} else if (g->det >= 0) {
 			r_observedf(r, "%s", t->detail[TL_DETECTED]);
 			r_warn(r, "detected but not drained or cordoned within %ld s", x->timeout_s);
 		} else {
@@ -164,9 +173,16 @@ enum status tl_grade(const struct timeline *t, const struct tl_expect *x, const 
 			       x->timeout_s);
 		}
 	}
-	push(rows, nrows, r);
+	return r;
+}
 
-	r = row("inject.return", "Back in service and running work", node);
+static struct result *grade_return(const struct grade_ctx *g)
+{
+	const struct timeline *t = g->t;
+	const struct tl_expect *x = g->x;
+	long use = g->use;
+	char a[32], b[32], c[32];
+	struct result *r = row("inject.return", "Back in service and running work", g->node);
 	if (!x->isolation || !t->was_out) {
 		r_skip(r, "the node never left service");
 	} else if (x->return_s <= 0) {
@@ -194,13 +210,67 @@ enum status tl_grade(const struct timeline *t, const struct tl_expect *x, const 
 			r_fail(r, "not back in service within %s", b);
 		} else {
 			dur(t->end_ms, c, sizeof c);
-			r_observedf(r, ret >= 0 ? "schedulable again, no command ran before observation stopped after %s"
-					       : "not back when observation stopped after %s", c);
+			r_observedf(r, g->ret >= 0 ? "schedulable again, no command ran before observation stopped after %s"
+						  : "not back when observation stopped after %s", c);
 			r_skip(r, "observation stopped after %s (--wait-return %ld): the %s expectation is not judged",
 			       c, x->wait_return_s, b);
 		}
 	}
-	push(rows, nrows, r);
+	return r;
+}
+
+/* One line for people: each step reached, and how long it took. */
+static char *grade_verdict(const struct grade_ctx *g)
+{
+	const struct tl_expect *x = g->x;
+	char a[32];
+	struct strbuf sb = STRBUF_INIT;
+	if (g->det < 0) {
+		sb_addf(&sb, "not detected within %ld s", x->timeout_s);
+		if (!x->isolation)
+			sb_addf(&sb, " (correct: %s asks for %s)", g->w, g->act);
+	} else {
+		dur(g->det, a, sizeof a);
+		sb_addf(&sb, "detected in %s", a);
+		if (g->drn >= 0) {
+			dur(g->drn, a, sizeof a);
+			sb_addf(&sb, ", isolated in %s", a);
+		}
+		if (g->ret >= 0 && g->drn >= 0) {
+			dur(g->ret - g->drn, a, sizeof a);
+			sb_addf(&sb, ", drained for %s", a);
+		}
+		if (g->ret >= 0) {
+			dur(g->ret, a, sizeof a);
+			sb_addf(&sb, ", schedulable again after %s", a);
+		}
+		if (g->use >= 0) {
+			dur(g->use, a, sizeof a);
+			sb_addf(&sb, ", running work after %s", a);
+		}
+		if (!x->isolation)
+			sb_addf(&sb, " (%s asks only for %s)", g->w, g->act);
+	}
+	return sb_detach(&sb);
+}
+
+enum status tl_grade(const struct timeline *t, const struct tl_expect *x, const char *node,
+		     struct result ***rows, size_t *nrows, char **verdict)
+{
+	struct grade_ctx g = {
+		.t = t,
+		.x = x,
+		.node = node,
+		.act = x->action ? x->action : "?",
+		.det = t->t_ms[TL_DETECTED],
+		.drn = t->t_ms[TL_DRAINED],
+		.ret = t->t_ms[TL_RETURNED],
+		.use = t->t_ms[TL_USABLE],
+	};
+	what(x, g.w, sizeof g.w);
+	push(rows, nrows, grade_detect(&g));
+	push(rows, nrows, grade_isolate(&g));
+	push(rows, nrows, grade_return(&g));
 
 	enum status worst = ST_SKIP;
 	for (size_t i = 0; i < *nrows; i++) {
@@ -210,35 +280,7 @@ enum status tl_grade(const struct timeline *t, const struct tl_expect *x, const 
 		if (worst == ST_SKIP || s == ST_FAIL || s == ST_ERROR || (s == ST_WARN && worst == ST_PASS))
 			worst = s;
 	}
-
-	struct strbuf sb = STRBUF_INIT;
-	if (det < 0) {
-		sb_addf(&sb, "not detected within %ld s", x->timeout_s);
-		if (!x->isolation)
-			sb_addf(&sb, " (correct: %s asks for %s)", w, act);
-	} else {
-		dur(det, a, sizeof a);
-		sb_addf(&sb, "detected in %s", a);
-		if (drn >= 0) {
-			dur(drn, a, sizeof a);
-			sb_addf(&sb, ", isolated in %s", a);
-		}
-		if (ret >= 0 && drn >= 0) {
-			dur(ret - drn, a, sizeof a);
-			sb_addf(&sb, ", drained for %s", a);
-		}
-		if (ret >= 0) {
-			dur(ret, a, sizeof a);
-			sb_addf(&sb, ", schedulable again after %s", a);
-		}
-		if (use >= 0) {
-			dur(use, a, sizeof a);
-			sb_addf(&sb, ", running work after %s", a);
-		}
-		if (!x->isolation)
-			sb_addf(&sb, " (%s asks only for %s)", w, act);
-	}
-	*verdict = sb_detach(&sb);
+	*verdict = grade_verdict(&g);
 	return worst;
 }
 

@@ -3,7 +3,7 @@
  * no difference.  The messages are the driver's own for the codes whose
  * text decides the action (94/95 RST fields, 154 transitions, 48 unit);
  * other codes carry the catalog description. */
-#include "inject.h"
+#include "inject/inject.h"
 #include "core/strbuf.h"
 #include "xid/kmsg.h"
 

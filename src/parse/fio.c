@@ -1,5 +1,6 @@
-#include "fio.h"
-#include "../core/strbuf.h"
+#include "parse/fio.h"
+#include "core/jsonget.h"
+#include "core/strbuf.h"
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,6 @@ const char *fio_ddir_name(enum fio_ddir d)
 }
 
 /* A number, or NAN for anything else (fio writes integers and reals). */
-static double num(const json_t *o, const char *k)
-{
-	json_t *v = json_object_get(o, k);
-	return json_is_number(v) ? json_number_value(v) : NAN;
-}
-
 /* Percentile keys are printf("%f") strings; older builds and hand-edited
  * files vary the digits, so match by value. */
 static double pct(const json_t *p, double want)
@@ -63,8 +58,8 @@ static void fill_lat(struct fio_lat *l, const json_t *dir)
 		l->source = "clat";
 	}
 	const json_t *p = json_object_get(src, "percentile");
-	l->mean_ns = num(src, "mean") * scale;
-	l->max_ns = num(src, "max") * scale;
+	l->mean_ns = jget_num(src, "mean", NAN) * scale;
+	l->max_ns = jget_num(src, "max", NAN) * scale;
 	l->p50_ns = pct(p, 50) * scale;
 	l->p99_ns = pct(p, 99) * scale;
 	l->p999_ns = pct(p, 99.9) * scale;
@@ -78,15 +73,15 @@ static void fill_dir(struct fio_dir *d, const json_t *o)
 	if (!json_is_object(o))
 		return;
 	int v2 = !json_object_get(o, "bw_bytes") && !json_object_get(o, "io_kbytes");
-	d->bw_bytes = num(o, "bw_bytes");
+	d->bw_bytes = jget_num(o, "bw_bytes", NAN);
 	if (isnan(d->bw_bytes))
-		d->bw_bytes = num(o, "bw") * 1024;        /* KiB/s */
-	d->iops = num(o, "iops");
-	d->io_bytes = num(o, "io_bytes");
+		d->bw_bytes = jget_num(o, "bw", NAN) * 1024;        /* KiB/s */
+	d->iops = jget_num(o, "iops", NAN);
+	d->io_bytes = jget_num(o, "io_bytes", NAN);
 	if (v2)
 		d->io_bytes *= 1024;                       /* fio 2.x printed KiB here */
-	d->runtime_ms = num(o, "runtime");
-	d->total_ios = num(o, "total_ios");
+	d->runtime_ms = jget_num(o, "runtime", NAN);
+	d->total_ios = jget_num(o, "total_ios", NAN);
 	fill_lat(&d->clat, o);
 	d->present = (d->io_bytes > 0) || (d->total_ios > 0) || (d->iops > 0);
 	if (!d->present) {
@@ -115,7 +110,7 @@ static void fill_job(struct fio_job *j, const json_t *o)
 	j->total_err = json_is_integer(e) ? (long)json_integer_value(e) : 0;
 	e = json_object_get(o, "first_error");
 	j->first_error = json_is_integer(e) ? (int)json_integer_value(e) : 0;
-	j->job_runtime_ms = num(o, "job_runtime");
+	j->job_runtime_ms = jget_num(o, "job_runtime", NAN);
 	for (int d = 0; d < FIO__NDIR; d++)
 		fill_dir(&j->dir[d], json_object_get(o, ddir_keys[d]));
 }

@@ -1,7 +1,7 @@
 /* Slurm hostlist expansion. Recursive over bracket groups: the first group of
  * an item is expanded and the remainder of the item is expanded again for
  * every value, so "r[1-2]n[1-2]" yields r1n1 r1n2 r2n1 r2n2 as Slurm does. */
-#include "hostlist.h"
+#include "parse/hostlist.h"
 #include "core/strbuf.h"
 #include <ctype.h>
 #include <stdlib.h>

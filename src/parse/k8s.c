@@ -1,5 +1,6 @@
-#include "k8s.h"
-#include "../core/strbuf.h"
+#include "parse/k8s.h"
+#include "core/jsonget.h"
+#include "core/strbuf.h"
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <math.h>
@@ -8,11 +9,6 @@
 #include <strings.h>
 
 const char *const k8s_gpu_resources[] = { "nvidia.com/gpu", "amd.com/gpu", NULL };
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
 
 /* A string copy safe for JSON output (kubectl output is UTF-8, but a proxy
  * in between may not be). */
@@ -92,7 +88,7 @@ json_t *k8s_list_items(const char *text, size_t len, char **err)
 	}
 	json_t *items = json_object_get(doc, "items");
 	if (!json_is_array(items)) {
-		const char *kind = jstr(doc, "kind");
+		const char *kind = jget_str(doc, "kind");
 		*err = xasprintf("no items array in the response (kind %s)", kind ? kind : "unknown");
 		json_decref(doc);
 		return NULL;
@@ -127,9 +123,9 @@ static json_t *copy_taints(const json_t *taints)
 		if (!json_is_object(t))
 			continue;
 		json_t *o = json_object();
-		json_object_set_new(o, "key", jsafe(jstr(t, "key")));
-		json_object_set_new(o, "value", jsafe(jstr(t, "value")));
-		json_object_set_new(o, "effect", jsafe(jstr(t, "effect")));
+		json_object_set_new(o, "key", jsafe(jget_str(t, "key")));
+		json_object_set_new(o, "value", jsafe(jget_str(t, "value")));
+		json_object_set_new(o, "effect", jsafe(jget_str(t, "effect")));
 		json_array_append_new(out, o);
 	}
 	return out;
@@ -158,13 +154,13 @@ json_t *k8s_node_facts(const json_t *node)
 	json_t *st = json_object_get(node, "status");
 	json_t *cap = json_object_get(st, "capacity");
 	json_t *alloc = json_object_get(st, "allocatable");
-	json_object_set_new(o, "name", jsafe(jstr(md, "name")));
+	json_object_set_new(o, "name", jsafe(jget_str(md, "name")));
 	json_t *ready = json_null();
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(st, "conditions"), i, c)
-		if (jstr(c, "type") && !strcmp(jstr(c, "type"), "Ready") && jstr(c, "status"))
-			ready = json_boolean(!strcmp(jstr(c, "status"), "True"));
+		if (jget_str(c, "type") && !strcmp(jget_str(c, "type"), "Ready") && jget_str(c, "status"))
+			ready = json_boolean(!strcmp(jget_str(c, "status"), "True"));
 	json_object_set_new(o, "ready", ready);
 	json_object_set_new(o, "unschedulable", json_boolean(json_is_true(json_object_get(spec, "unschedulable"))));
 	json_object_set_new(o, "labels", copy_string_map(json_object_get(md, "labels")));
@@ -185,7 +181,7 @@ json_t *k8s_node_facts(const json_t *node)
 		if (!is_basic_resource(k))
 			json_array_append_new(ext, jsafe(k));
 	json_object_set_new(o, "extended_resources", ext);
-	json_object_set_new(o, "kubelet_version", jsafe(jstr(json_object_get(st, "nodeInfo"), "kubeletVersion")));
+	json_object_set_new(o, "kubelet_version", jsafe(jget_str(json_object_get(st, "nodeInfo"), "kubeletVersion")));
 	return o;
 }
 
@@ -194,14 +190,14 @@ json_t *k8s_storageclass_facts(const json_t *sc)
 	json_t *o = json_object();
 	json_t *md = json_object_get(sc, "metadata");
 	json_t *ann = json_object_get(md, "annotations");
-	const char *prov = jstr(sc, "provisioner");
-	const char *d1 = jstr(ann, "storageclass.kubernetes.io/is-default-class");
-	const char *d2 = jstr(ann, "storageclass.beta.kubernetes.io/is-default-class");
-	json_object_set_new(o, "name", jsafe(jstr(md, "name")));
+	const char *prov = jget_str(sc, "provisioner");
+	const char *d1 = jget_str(ann, "storageclass.kubernetes.io/is-default-class");
+	const char *d2 = jget_str(ann, "storageclass.beta.kubernetes.io/is-default-class");
+	json_object_set_new(o, "name", jsafe(jget_str(md, "name")));
 	json_object_set_new(o, "provisioner", jsafe(prov));
 	json_object_set_new(o, "default", json_boolean((d1 && !strcmp(d1, "true")) || (d2 && !strcmp(d2, "true"))));
 	json_object_set_new(o, "rwx_family", jsafe(k8s_rwx_family(prov)));
-	json_object_set_new(o, "binding_mode", jsafe(jstr(sc, "volumeBindingMode")));
+	json_object_set_new(o, "binding_mode", jsafe(jget_str(sc, "volumeBindingMode")));
 	return o;
 }
 
@@ -209,14 +205,14 @@ json_t *k8s_limitrange_facts(const json_t *lr)
 {
 	json_t *o = json_object();
 	json_t *md = json_object_get(lr, "metadata");
-	json_object_set_new(o, "namespace", jsafe(jstr(md, "namespace")));
-	json_object_set_new(o, "name", jsafe(jstr(md, "name")));
+	json_object_set_new(o, "namespace", jsafe(jget_str(md, "namespace")));
+	json_object_set_new(o, "name", jsafe(jget_str(md, "name")));
 	json_t *limits = json_array();
 	size_t i;
 	json_t *l;
 	json_array_foreach(json_object_get(json_object_get(lr, "spec"), "limits"), i, l) {
 		json_t *e = json_object();
-		json_object_set_new(e, "type", jsafe(jstr(l, "type")));
+		json_object_set_new(e, "type", jsafe(jget_str(l, "type")));
 		json_object_set_new(e, "default_memory", quantity_or_null(json_object_get(l, "default"), "memory"));
 		json_object_set_new(e, "default_request_memory",
 				    quantity_or_null(json_object_get(l, "defaultRequest"), "memory"));
@@ -233,18 +229,18 @@ json_t *k8s_daemonset_facts(const json_t *ds)
 	json_t *md = json_object_get(ds, "metadata");
 	json_t *pspec = json_object_get(json_object_get(json_object_get(ds, "spec"), "template"), "spec");
 	json_t *st = json_object_get(ds, "status");
-	json_object_set_new(o, "namespace", jsafe(jstr(md, "namespace")));
-	json_object_set_new(o, "name", jsafe(jstr(md, "name")));
+	json_object_set_new(o, "namespace", jsafe(jget_str(md, "namespace")));
+	json_object_set_new(o, "name", jsafe(jget_str(md, "name")));
 	json_t *images = json_array(), *names = json_array();
 	static const char *const lists[] = { "initContainers", "containers" };
 	for (int k = 0; k < 2; k++) {
 		size_t i;
 		json_t *c;
 		json_array_foreach(json_object_get(pspec, lists[k]), i, c) {
-			if (jstr(c, "image"))
-				json_array_append_new(images, jsafe(jstr(c, "image")));
-			if (jstr(c, "name"))
-				json_array_append_new(names, jsafe(jstr(c, "name")));
+			if (jget_str(c, "image"))
+				json_array_append_new(images, jsafe(jget_str(c, "image")));
+			if (jget_str(c, "name"))
+				json_array_append_new(names, jsafe(jget_str(c, "name")));
 		}
 	}
 	json_object_set_new(o, "images", images);
@@ -258,8 +254,8 @@ json_t *k8s_daemonset_facts(const json_t *ds)
 		json_t *c = json_object();
 		static const char *const keys[] = { "key", "operator", "value", "effect" };
 		for (int k = 0; k < 4; k++)
-			if (jstr(t, keys[k]))
-				json_object_set_new(c, keys[k], jsafe(jstr(t, keys[k])));
+			if (jget_str(t, keys[k]))
+				json_object_set_new(c, keys[k], jsafe(jget_str(t, keys[k])));
 		json_array_append_new(tols, c);
 	}
 	json_object_set_new(o, "tolerations", tols);
@@ -275,11 +271,11 @@ json_t *k8s_daemonset_facts(const json_t *ds)
 
 int k8s_toleration_matches(const json_t *tol, const json_t *taint)
 {
-	const char *te = jstr(tol, "effect"), *ne = jstr(taint, "effect");
+	const char *te = jget_str(tol, "effect"), *ne = jget_str(taint, "effect");
 	if (te && *te && (!ne || strcmp(te, ne)))
 		return 0;
-	const char *tk = jstr(tol, "key"), *nk = jstr(taint, "key");
-	const char *op = jstr(tol, "operator");
+	const char *tk = jget_str(tol, "key"), *nk = jget_str(taint, "key");
+	const char *op = jget_str(tol, "operator");
 	int exists = op && !strcmp(op, "Exists");
 	if (!tk || !*tk)
 		return exists; /* an empty key only goes with Exists: tolerates everything */
@@ -289,7 +285,7 @@ int k8s_toleration_matches(const json_t *tol, const json_t *taint)
 		return 1;
 	if (op && *op && strcmp(op, "Equal"))
 		return 0;
-	const char *tv = jstr(tol, "value"), *nv = jstr(taint, "value");
+	const char *tv = jget_str(tol, "value"), *nv = jget_str(taint, "value");
 	return !strcmp(tv ? tv : "", nv ? nv : "");
 }
 
@@ -299,8 +295,8 @@ json_t *k8s_untolerated(const json_t *tolerations, const json_t *taints, int dae
 	size_t i;
 	json_t *taint;
 	json_array_foreach(taints, i, taint) {
-		const char *eff = jstr(taint, "effect");
-		const char *key = jstr(taint, "key");
+		const char *eff = jget_str(taint, "effect");
+		const char *key = jget_str(taint, "key");
 		if (!eff || (strcmp(eff, "NoSchedule") && strcmp(eff, "NoExecute")))
 			continue;
 		if (daemonset && key && str_starts(key, "node.kubernetes.io/"))
@@ -322,14 +318,14 @@ int k8s_selector_matches(const json_t *selector, const json_t *labels)
 	const char *k;
 	json_t *v;
 	json_object_foreach((json_t *)selector, k, v) {
-		const char *have = jstr(labels, k);
+		const char *have = jget_str(labels, k);
 		if (!have || !json_is_string(v) || strcmp(have, json_string_value(v)))
 			return 0;
 	}
 	return 1;
 }
 
-static int list_has(const json_t *arr, const char *a, const char *b)
+int k8s_list_has(const json_t *arr, const char *a, const char *b)
 {
 	size_t i;
 	json_t *v;
@@ -343,15 +339,15 @@ static int list_has(const json_t *arr, const char *a, const char *b)
 
 int k8s_rule_grants(const json_t *rule, const char *group, const char *resource, const char *sub, const char *verb)
 {
-	if (!list_has(json_object_get(rule, "verbs"), verb, "*"))
+	if (!k8s_list_has(json_object_get(rule, "verbs"), verb, "*"))
 		return 0;
-	if (!list_has(json_object_get(rule, "apiGroups"), group, "*"))
+	if (!k8s_list_has(json_object_get(rule, "apiGroups"), group, "*"))
 		return 0;
 	/* RBAC matches "*", the exact "resource/sub" and "* /sub"; nothing else */
 	char *full = sub ? xasprintf("%s/%s", resource, sub) : xstrdup(resource);
 	char *any = sub ? xasprintf("*/%s", sub) : NULL;
-	int ok = list_has(json_object_get(rule, "resources"), full, "*") ||
-		 (any && list_has(json_object_get(rule, "resources"), any, NULL));
+	int ok = k8s_list_has(json_object_get(rule, "resources"), full, "*") ||
+		 (any && k8s_list_has(json_object_get(rule, "resources"), any, NULL));
 	free(full);
 	free(any);
 	if (ok && json_array_size(json_object_get(rule, "resourceNames")) > 0)
@@ -372,7 +368,7 @@ json_t *k8s_nodes_proxy_grants(const json_t *clusterroles, const json_t *binding
 	size_t i;
 	json_t *cr;
 	json_array_foreach(clusterroles, i, cr) {
-		const char *name = jstr(json_object_get(cr, "metadata"), "name");
+		const char *name = jget_str(json_object_get(cr, "metadata"), "name");
 		size_t j;
 		json_t *rule;
 		int hit = 0;
@@ -385,15 +381,15 @@ json_t *k8s_nodes_proxy_grants(const json_t *clusterroles, const json_t *binding
 	json_t *b;
 	json_array_foreach(bindings, i, b) {
 		json_t *ref = json_object_get(b, "roleRef");
-		const char *rk = jstr(ref, "kind"), *rn = jstr(ref, "name");
-		if (!rk || strcmp(rk, "ClusterRole") || !rn || !list_has(roles, rn, NULL))
+		const char *rk = jget_str(ref, "kind"), *rn = jget_str(ref, "name");
+		if (!rk || strcmp(rk, "ClusterRole") || !rn || !k8s_list_has(roles, rn, NULL))
 			continue;
 		size_t j;
 		json_t *s;
 		json_array_foreach(json_object_get(b, "subjects"), j, s) {
 			json_t *g = json_object();
-			const char *kind = jstr(s, "kind"), *name = jstr(s, "name"), *ns = jstr(s, "namespace");
-			json_object_set_new(g, "binding", jsafe(jstr(json_object_get(b, "metadata"), "name")));
+			const char *kind = jget_str(s, "kind"), *name = jget_str(s, "name"), *ns = jget_str(s, "namespace");
+			json_object_set_new(g, "binding", jsafe(jget_str(json_object_get(b, "metadata"), "name")));
 			json_object_set_new(g, "role", jsafe(rn));
 			json_object_set_new(g, "kind", jsafe(kind));
 			json_object_set_new(g, "name", jsafe(name));
@@ -502,7 +498,7 @@ static void add_pattern(json_t *acc, const char *pattern, const char *via)
 static const char *sriov_policy_pattern(const json_t *pol)
 {
 	json_t *spec = json_object_get(pol, "spec");
-	const char *mode = jstr(spec, "eSwitchMode"), *link = jstr(spec, "linkType");
+	const char *mode = jget_str(spec, "eSwitchMode"), *link = jget_str(spec, "linkType");
 	if (mode && !strcasecmp(mode, "switchdev"))
 		return "ovs_offload";
 	if (link && !strcasecmp(link, "ib"))
@@ -526,7 +522,7 @@ json_t *k8s_rdma_patterns(const json_t *resources, const json_t *ncp_spec, const
 		size_t j;
 		json_t *pol;
 		json_array_foreach(sriov_policies, j, pol) {
-			const char *rn = jstr(json_object_get(pol, "spec"), "resourceName");
+			const char *rn = jget_str(json_object_get(pol, "spec"), "resourceName");
 			if (rn && !strcmp(rn, nm))
 				p = sriov_policy_pattern(pol);
 		}
@@ -542,7 +538,7 @@ json_t *k8s_rdma_patterns(const json_t *resources, const json_t *ncp_spec, const
 				    "NicClusterPolicy spec.sriovDevicePlugin");
 	}
 	json_array_foreach(sriov_policies, i, v) {
-		char *via = xasprintf("SriovNetworkNodePolicy %s", jstr(json_object_get(v, "metadata"), "name") ?: "?");
+		char *via = xasprintf("SriovNetworkNodePolicy %s", jget_str(json_object_get(v, "metadata"), "name") ?: "?");
 		add_pattern(acc, sriov_policy_pattern(v), via);
 		free(via);
 	}

@@ -45,6 +45,9 @@ int k8s_toleration_matches(const json_t *tol, const json_t *taint);
 json_t *k8s_untolerated(const json_t *tolerations, const json_t *taints, int daemonset);
 /* Does a node's label map satisfy a nodeSelector map? */
 int k8s_selector_matches(const json_t *selector, const json_t *labels);
+/* Does a list of strings (CRD names, RBAC verbs, ...) hold a, or b when b
+ * is not NULL? Entries that are not strings never match. */
+int k8s_list_has(const json_t *arr, const char *a, const char *b);
 
 /* Does an RBAC PolicyRule grant verb on group/resource[/sub]? */
 int k8s_rule_grants(const json_t *rule, const char *group, const char *resource, const char *sub,

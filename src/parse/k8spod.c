@@ -1,6 +1,7 @@
 /* Reading a collector pod's progress and building its tolerations. */
-#include "k8spod.h"
-#include "../core/strbuf.h"
+#include "parse/k8spod.h"
+#include "core/jsonget.h"
+#include "core/strbuf.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,11 +12,6 @@ static const char *const stuck_reasons[] = {
 	"ErrImagePull", "ImagePullBackOff", "InvalidImageName", "ErrImageNeverPull", "CreateContainerConfigError",
 	"CreateContainerError", "RunContainerError", "CrashLoopBackOff", NULL,
 };
-
-static const char *jstr(const json_t *o, const char *k)
-{
-	return json_string_value(json_object_get(o, k));
-}
 
 static int is_stuck(const char *reason)
 {
@@ -45,15 +41,15 @@ static char *container_reason(const json_t *status, int *stuck)
 	json_t *state = json_object_get(cs, "state");
 	json_t *w = json_object_get(state, "waiting");
 	json_t *t = json_object_get(state, "terminated");
-	if (json_is_object(w) && jstr(w, "reason")) {
-		*stuck = is_stuck(jstr(w, "reason"));
-		return line_of(jstr(w, "reason"), jstr(w, "message"));
+	if (json_is_object(w) && jget_str(w, "reason")) {
+		*stuck = is_stuck(jget_str(w, "reason"));
+		return line_of(jget_str(w, "reason"), jget_str(w, "message"));
 	}
 	if (json_is_object(t)) {
 		json_t *ec = json_object_get(t, "exitCode");
-		char *what = xasprintf("%s (exit %lld)", jstr(t, "reason") ? jstr(t, "reason") : "terminated",
+		char *what = xasprintf("%s (exit %lld)", jget_str(t, "reason") ? jget_str(t, "reason") : "terminated",
 				       json_is_integer(ec) ? (long long)json_integer_value(ec) : -1LL);
-		char *s = line_of(what, jstr(t, "message"));
+		char *s = line_of(what, jget_str(t, "message"));
 		free(what);
 		return s;
 	}
@@ -67,11 +63,11 @@ static char *condition_reason(const json_t *status)
 	size_t i;
 	json_t *c;
 	json_array_foreach(json_object_get(status, "conditions"), i, c) {
-		if (!jstr(c, "type") || !jstr(c, "status") || strcmp(jstr(c, "status"), "False") != 0)
+		if (!jget_str(c, "type") || !jget_str(c, "status") || strcmp(jget_str(c, "status"), "False") != 0)
 			continue;
-		char *what = xasprintf("%s False%s%s", jstr(c, "type"), jstr(c, "reason") ? " " : "",
-				       jstr(c, "reason") ? jstr(c, "reason") : "");
-		char *s = line_of(what, jstr(c, "message"));
+		char *what = xasprintf("%s False%s%s", jget_str(c, "type"), jget_str(c, "reason") ? " " : "",
+				       jget_str(c, "reason") ? jget_str(c, "reason") : "");
+		char *s = line_of(what, jget_str(c, "message"));
 		free(what);
 		return s;
 	}
@@ -82,7 +78,7 @@ json_t *k8s_pod_progress(const json_t *pod, enum k8s_pod_verdict *v)
 {
 	json_t *meta = json_object_get(pod, "metadata"), *spec = json_object_get(pod, "spec");
 	json_t *status = json_object_get(pod, "status");
-	const char *phase = jstr(status, "phase");
+	const char *phase = jget_str(status, "phase");
 	enum k8s_pod_verdict verdict = POD_WAITING;
 	int stuck = 0;
 	char *reason = container_reason(status, &stuck);
@@ -90,10 +86,10 @@ json_t *k8s_pod_progress(const json_t *pod, enum k8s_pod_verdict *v)
 		verdict = POD_SUCCEEDED;
 	} else if (phase && !strcmp(phase, "Failed")) {
 		verdict = POD_FAILED;
-		if (jstr(status, "reason")) {
+		if (jget_str(status, "reason")) {
 			/* the pod's own reason (DeadlineExceeded, Evicted) says more */
 			free(reason);
-			reason = line_of(jstr(status, "reason"), jstr(status, "message"));
+			reason = line_of(jget_str(status, "reason"), jget_str(status, "message"));
 		}
 	} else if (stuck) {
 		verdict = POD_STUCK;
@@ -101,8 +97,8 @@ json_t *k8s_pod_progress(const json_t *pod, enum k8s_pod_verdict *v)
 	if (!reason && verdict != POD_SUCCEEDED)
 		reason = condition_reason(status);
 	json_t *o = json_object();
-	json_object_set_new(o, "name", jstr(meta, "name") ? json_string(jstr(meta, "name")) : json_null());
-	json_object_set_new(o, "node", jstr(spec, "nodeName") ? json_string(jstr(spec, "nodeName")) : json_null());
+	json_object_set_new(o, "name", jget_str(meta, "name") ? json_string(jget_str(meta, "name")) : json_null());
+	json_object_set_new(o, "node", jget_str(spec, "nodeName") ? json_string(jget_str(spec, "nodeName")) : json_null());
 	json_object_set_new(o, "phase", phase ? json_string(phase) : json_null());
 	static const char *const names[] = { "waiting", "succeeded", "failed", "stuck" };
 	json_object_set_new(o, "verdict", json_string(names[verdict]));
@@ -119,7 +115,7 @@ json_t *k8s_tolerations_for(const json_t *taints)
 	size_t i;
 	json_t *t;
 	json_array_foreach(taints, i, t) {
-		const char *key = jstr(t, "key"), *value = jstr(t, "value"), *effect = jstr(t, "effect");
+		const char *key = jget_str(t, "key"), *value = jget_str(t, "value"), *effect = jget_str(t, "effect");
 		if (!key || !*key)
 			continue;
 		json_t *o = json_object();

@@ -8,9 +8,9 @@
  * src/util.cu writes: string booleans, root as a padded string, "nan" as a
  * string, the 2.17.3-2.17.8 "bandwidith" keys, devices[] with one entry per
  * process. */
-#include "nccltests.h"
-#include "../core/strbuf.h"
-#include "procfs.h"
+#include "parse/nccltests.h"
+#include "core/strbuf.h"
+#include "parse/procfs.h"
 #include <ctype.h>
 #include <jansson.h>
 #include <math.h>
@@ -380,6 +380,70 @@ static char *word_at(const char *p, const char *e)
 	return q > p ? str_sanitize(p, (size_t)(q - p)) : NULL;
 }
 
+/* "# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) ..." */
+static void comment_config(struct nccl_result *r, const char *s, const char *e)
+{
+	r->started = 1;
+	const char *q;
+	double v;
+	char *w;
+	if ((q = after(s, e, "minBytes")) && (w = word_at(q, e))) {
+		if (num(w, &v) && v >= 0)
+			r->min_bytes = v;
+		free(w);
+	}
+	if ((q = after(s, e, "maxBytes")) && (w = word_at(q, e))) {
+		if (num(w, &v) && v >= 0)
+			r->max_bytes = v;
+		free(w);
+	}
+	if ((q = after(s, e, "warmup iters:")) && (w = word_at(q, e))) {
+		if (all_digits(w) && strlen(w) < 9)
+			r->warmup_iters = atoi(w);
+		free(w);
+	}
+	if ((q = after(s, e, "step:"))) {
+		char *end;
+		while (q < e && *q == ' ')
+			q++;
+		v = strtod(q, &end);
+		if (end > q && end < e && v > 0 && !isinf(v)) {
+			if (after(end, e, "(factor)") == end + 8)
+				r->step_factor = v;
+			else if (after(end, e, "(bytes)") == end + 7)
+				r->step_bytes = v;
+		}
+	}
+}
+
+/* A rank line: the rank, its host, and its device's bus and name in [ ];
+ * p is just after "Rank". */
+static void comment_rank(struct nccl_result *r, const char *s, const char *e, const char *p)
+{
+	char *w = word_at(p, e);
+	if (w && all_digits(w) && strlen(w) < 8) {
+		int rank = atoi(w);
+		r->started = 1;
+		if (rank + 1 > r->nranks)
+			r->nranks = rank + 1;
+		const char *h = after(s, e, " on ");
+		while (h < e && *h == ' ')
+			h++;
+		const char *he = h;
+		while (he < e && !isspace((unsigned char)*he))
+			he++;
+		int hi = add_host(r, h, (size_t)(he - h), 1);
+		const char *lb = memchr(he, '[', (size_t)(e - he)), *rb = lb ? memchr(lb, ']', (size_t)(e - lb)) : NULL;
+		if (hi >= 0 && rb) {
+			const char *nm = rb + 1;
+			while (nm < e && *nm == ' ')
+				nm++;
+			add_device(r, hi, lb + 1, (size_t)(rb - lb - 1), nm, (size_t)(e - nm));
+		}
+	}
+	free(w);
+}
+
 static void comment_line(struct nccl_result *r, const char *s, const char *e, struct layout *L, int *have_hdr)
 {
 	const char *p;
@@ -413,64 +477,12 @@ static void comment_line(struct nccl_result *r, const char *s, const char *e, st
 		free(w);
 		r->avg_failed = after(p, e, "FAILED") != NULL;
 		r->concluded = 1;
-	} else if ((p = after(s, e, "nThread")) && after(s, e, "minBytes")) {
-		/* "# nThread 1 nGpus 1 minBytes 8 maxBytes 17179869184 step: 2(factor) ..." */
-		r->started = 1;
-		const char *q;
-		double v;
-		char *w;
-		if ((q = after(s, e, "minBytes")) && (w = word_at(q, e))) {
-			if (num(w, &v) && v >= 0)
-				r->min_bytes = v;
-			free(w);
-		}
-		if ((q = after(s, e, "maxBytes")) && (w = word_at(q, e))) {
-			if (num(w, &v) && v >= 0)
-				r->max_bytes = v;
-			free(w);
-		}
-		if ((q = after(s, e, "warmup iters:")) && (w = word_at(q, e))) {
-			if (all_digits(w) && strlen(w) < 9)
-				r->warmup_iters = atoi(w);
-			free(w);
-		}
-		if ((q = after(s, e, "step:"))) {
-			char *end;
-			while (q < e && *q == ' ')
-				q++;
-			v = strtod(q, &end);
-			if (end > q && end < e && v > 0 && !isinf(v)) {
-				if (after(end, e, "(factor)") == end + 8)
-					r->step_factor = v;
-				else if (after(end, e, "(bytes)") == end + 7)
-					r->step_bytes = v;
-			}
-		}
+	} else if (after(s, e, "nThread") && after(s, e, "minBytes")) {
+		comment_config(r, s, e);
 	} else if (after(s, e, "Using devices")) {
 		r->started = 1;
 	} else if ((p = after(s, e, "Rank")) && after(s, e, " on ")) {
-		char *w = word_at(p, e);
-		if (w && all_digits(w) && strlen(w) < 8) {
-			int rank = atoi(w);
-			r->started = 1;
-			if (rank + 1 > r->nranks)
-				r->nranks = rank + 1;
-			const char *h = after(s, e, " on ");
-			while (h < e && *h == ' ')
-				h++;
-			const char *he = h;
-			while (he < e && !isspace((unsigned char)*he))
-				he++;
-			int hi = add_host(r, h, (size_t)(he - h), 1);
-			const char *lb = memchr(he, '[', (size_t)(e - he)), *rb = lb ? memchr(lb, ']', (size_t)(e - lb)) : NULL;
-			if (hi >= 0 && rb) {
-				const char *nm = rb + 1;
-				while (nm < e && *nm == ' ')
-					nm++;
-				add_device(r, hi, lb + 1, (size_t)(rb - lb - 1), nm, (size_t)(e - nm));
-			}
-		}
-		free(w);
+		comment_rank(r, s, e, p);
 	} else {
 		int n = tokenize(s + 1, e, buf, sizeof buf, tok);
 		struct layout nl;
@@ -650,9 +662,10 @@ static char *close_truncated(const char *t, size_t len, size_t *outlen)
 	return o;
 }
 
-int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **err)
+/* The document, closed first when it was cut short (r->truncated). NULL
+ * with *err when it is not an object. */
+static json_t *nj_root(const char *text, size_t len, struct nccl_result *r, char **err)
 {
-	init(r);
 	json_error_t je;
 	json_t *root = text ? json_loadb(text, len, JSON_REJECT_DUPLICATES, &je) : NULL;
 	if (!root && text) {
@@ -669,16 +682,14 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		*err = root ? xstrdup("nccl-tests JSON: top level is not an object")
 			    : xasprintf("nccl-tests JSON: %s", text ? je.text : "no text");
 		json_decref(root);
-		return -1;
+		return NULL;
 	}
-	r->from_json = 1;
-	json_t *results = json_object_get(root, "results");
-	if (!json_is_array(results) && !(r->truncated && !results)) {
-		/* (a file cut before its results[] still shows the run started) */
-		json_decref(root);
-		*err = xstrdup("nccl-tests JSON: no results[] array");
-		return -1;
-	}
+	return root;
+}
+
+/* The file format, NCCL's version and the collective (from argv[0]). */
+static void nj_header(const json_t *root, struct nccl_result *r)
+{
 	/* "version" is the file format (1 from 2.17.3, 2 from 2.19.2, 3 from
 	 * 2.19.6), not the nccl-tests version, which the file does not carry */
 	r->json_version = jint(json_object_get(root, "version"), 1000);
@@ -696,9 +707,11 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		if (*a)
 			r->collective = coll_name(a, strlen(a));
 	}
-	size_t i;
-	json_t *e;
-	const json_t *cfg = json_object_get(root, "config");
+}
+
+/* config{}: the sweep's bounds, and the devices of the processes. */
+static void nj_config(const json_t *cfg, struct nccl_result *r)
+{
 	json_t *devs = json_object_get(cfg, "devices");
 	if (json_is_object(cfg)) {
 		r->started = 1;
@@ -713,25 +726,34 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		v = jnum(json_object_get(cfg, "warmup_iters"));
 		r->warmup_iters = v >= 0 && v < 1e9 ? (int)v : -1;
 	}
-	if (json_is_array(devs)) {
-		/* one entry per process (its first rank line), so ranks = processes
-		 * x threads (-t) x GPUs (-g); unknown when either count is absent */
-		size_t nd = json_array_size(devs);
-		int nt = jint(json_object_get(cfg, "nthreads"), 4096), ng = jint(json_object_get(cfg, "ngpus"), 4096);
-		int per = nt && ng && nt * ng <= 1000000 ? nt * ng : 0;
-		if (nd && per && nd <= (size_t)(1000000 / per))
-			r->nranks = (int)nd * per;
-		json_array_foreach(devs, i, e) {
-			const char *h = json_string_value(json_object_get(e, "hostname"));
-			int hi = h ? add_host(r, h, strlen(h), per) : -1;
-			const char *hex = json_string_value(json_object_get(e, "device_hex"));
-			const char *nm = json_string_value(json_object_get(e, "device_info"));
-			/* only the process's first device is listed: its bus stands
-			 * for that process's ranks only when it has one GPU */
-			if (hi >= 0)
-				add_device(r, per == 1 ? hi : -1, hex, hex ? strlen(hex) : 0, nm ? nm : "", nm ? strlen(nm) : 0);
-		}
+	if (!json_is_array(devs))
+		return;
+	/* one entry per process (its first rank line), so ranks = processes
+	 * x threads (-t) x GPUs (-g); unknown when either count is absent */
+	size_t nd = json_array_size(devs);
+	int nt = jint(json_object_get(cfg, "nthreads"), 4096), ng = jint(json_object_get(cfg, "ngpus"), 4096);
+	int per = nt && ng && nt * ng <= 1000000 ? nt * ng : 0;
+	if (nd && per && nd <= (size_t)(1000000 / per))
+		r->nranks = (int)nd * per;
+	size_t i;
+	json_t *e;
+	json_array_foreach(devs, i, e) {
+		const char *h = json_string_value(json_object_get(e, "hostname"));
+		int hi = h ? add_host(r, h, strlen(h), per) : -1;
+		const char *hex = json_string_value(json_object_get(e, "device_hex"));
+		const char *nm = json_string_value(json_object_get(e, "device_info"));
+		/* only the process's first device is listed: its bus stands
+		 * for that process's ranks only when it has one GPU */
+		if (hi >= 0)
+			add_device(r, per == 1 ? hi : -1, hex, hex ? strlen(hex) : 0, nm ? nm : "", nm ? strlen(nm) : 0);
 	}
+}
+
+/* results[]: one row per size. */
+static void nj_results(const json_t *results, struct nccl_result *r)
+{
+	size_t i;
+	json_t *e;
 	json_array_foreach(results, i, e) {
 		if (!json_is_object(e))
 			continue;
@@ -749,7 +771,11 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		json_place(r, &w->p[NCCL_OOP], json_object_get(e, "out_of_place"));
 		json_place(r, &w->p[NCCL_INP], json_object_get(e, "in_place"));
 	}
-	/* the footer objects exist only when the run reached writeResultFooter */
+}
+
+/* the footer objects exist only when the run reached writeResultFooter */
+static void nj_footer(const json_t *root, struct nccl_result *r)
+{
 	json_t *ob = json_object_get(root, "out_of_bounds");
 	if (json_is_object(ob)) {
 		if (!jcount(json_object_get(ob, "count"), &r->oob))
@@ -772,11 +798,33 @@ int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **
 		r->concluded = 1;
 	/* errors[] holds ncclGetLastError(): "" on a clean run, else NCCL's last
 	 * WARN; a note, not a failure (failures stop the run before it) */
+	size_t i;
+	json_t *e;
 	json_array_foreach(json_object_get(root, "errors"), i, e) {
 		const char *m = json_string_value(e);
 		if (m && *m)
 			set_note(r, m, strlen(m));
 	}
+}
+
+int nccl_parse_json(const char *text, size_t len, struct nccl_result *r, char **err)
+{
+	init(r);
+	json_t *root = nj_root(text, len, r, err);
+	if (!root)
+		return -1;
+	r->from_json = 1;
+	json_t *results = json_object_get(root, "results");
+	if (!json_is_array(results) && !(r->truncated && !results)) {
+		/* (a file cut before its results[] still shows the run started) */
+		json_decref(root);
+		*err = xstrdup("nccl-tests JSON: no results[] array");
+		return -1;
+	}
+	nj_header(root, r);
+	nj_config(json_object_get(root, "config"), r);
+	nj_results(results, r);
+	nj_footer(root, r);
 	json_decref(root);
 	if (!r->nrows && !r->concluded && !r->truncated) {
 		/* closed before its first result (2.18.4+): the table on stdout

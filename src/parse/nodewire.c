@@ -1,8 +1,8 @@
 /* Encoder and decoder of the fleet wire format (nodewire.h). The decoder
  * faces whatever a launcher and a broken node put on stdout, so every field
  * is bounded and checked before use. */
-#include "nodewire.h"
-#include "../core/strbuf.h"
+#include "parse/nodewire.h"
+#include "core/strbuf.h"
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

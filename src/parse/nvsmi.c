@@ -1,5 +1,5 @@
-#include "nvsmi.h"
-#include "procfs.h"
+#include "parse/nvsmi.h"
+#include "parse/procfs.h"
 #include "core/strbuf.h"
 #include <ctype.h>
 #include <errno.h>

@@ -1,4 +1,4 @@
-#include "procfs.h"
+#include "parse/procfs.h"
 #include "core/strbuf.h"
 #include <ctype.h>
 #include <errno.h>
@@ -188,20 +188,30 @@ json_t *parse_os_release(const char *text, size_t len)
 
 /* ---- /proc/meminfo ------------------------------------------------------ */
 
-json_t *parse_meminfo(const char *text, size_t len)
+/* An object from "key: value" lines; put stores one value (or drops it). */
+static json_t *colon_lines(const char *text, size_t len, void (*put)(json_t *o, const char *k, char *v))
 {
 	json_t *o = json_object();
 	char *line, *k, *v;
-	long long n;
 
-	for_each_line(line, text, len, pos, end) {
-		if (!split_kv(line, ':', &k, &v))
-			continue;
-		char *num = next_word(&v);
-		if (num && parse_ll(num, &n) == 0)
-			json_object_set_new(o, k, json_integer(n));
-	}
+	for_each_line(line, text, len, pos, end)
+		if (split_kv(line, ':', &k, &v))
+			put(o, k, v);
 	return o;
+}
+
+/* "MemTotal:  1234 kB": the number, unit dropped; no number, no key. */
+static void put_meminfo(json_t *o, const char *k, char *v)
+{
+	long long n;
+	char *num = next_word(&v);
+	if (num && parse_ll(num, &n) == 0)
+		json_object_set_new(o, k, json_integer(n));
+}
+
+json_t *parse_meminfo(const char *text, size_t len)
+{
+	return colon_lines(text, len, put_meminfo);
 }
 
 /* ---- /proc/cpuinfo ------------------------------------------------------ */
@@ -248,6 +258,13 @@ static json_t *word_array(char *s)
 	return a;
 }
 
+/* Every processor block repeats the same keys: the first one stands. */
+static void keep_first(char **dst, const char *v)
+{
+	if (!*dst)
+		*dst = xstrdup(v);
+}
+
 json_t *parse_cpuinfo(const char *text, size_t len)
 {
 	json_t *o = json_object(), *sockets = json_object(), *flags = NULL;
@@ -262,27 +279,20 @@ json_t *parse_cpuinfo(const char *text, size_t len)
 		if (strcmp(k, "processor") == 0) {
 			nproc++;
 		} else if (strcmp(k, "model name") == 0) {
-			if (!model)
-				model = xstrdup(v);
+			keep_first(&model, v);
 		} else if (strcmp(k, "vendor_id") == 0) {
 			arch = "x86_64";
-			if (!vendor)
-				vendor = xstrdup(v);
-		} else if (strcmp(k, "flags") == 0) {
-			arch = "x86_64";
-			if (!flags)
-				flags = word_array(v);
-		} else if (strcmp(k, "Features") == 0) {
-			arch = "aarch64";
+			keep_first(&vendor, v);
+		} else if (strcmp(k, "flags") == 0 || strcmp(k, "Features") == 0) {
+			/* x86 names the CPU's feature list "flags", arm64 "Features" */
+			arch = strcmp(k, "flags") == 0 ? "x86_64" : "aarch64";
 			if (!flags)
 				flags = word_array(v);
 		} else if (strcmp(k, "CPU implementer") == 0) {
 			arch = "aarch64";
-			if (!impl)
-				impl = xstrdup(v);
+			keep_first(&impl, v);
 		} else if (strcmp(k, "CPU part") == 0) {
-			if (!part)
-				part = xstrdup(v);
+			keep_first(&part, v);
 		} else if (strcmp(k, "physical id") == 0) {
 			json_object_set_new(sockets, v, json_true());
 		}
@@ -545,26 +555,24 @@ static int plain_uint(const char *s)
 	return 1;
 }
 
+/* Quotes around a value dropped; a plain unsigned number as an integer. */
+static void put_colon_kv(json_t *o, const char *k, char *v)
+{
+	long long n;
+	size_t vl = strlen(v);
+	if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
+		v[vl - 1] = 0;
+		v++;
+	}
+	if (plain_uint(v) && parse_ll(v, &n) == 0)
+		json_object_set_new(o, k, json_integer(n));
+	else
+		json_object_set_new(o, k, json_string(v));
+}
+
 json_t *parse_colon_kv(const char *text, size_t len)
 {
-	json_t *o = json_object();
-	char *line, *k, *v;
-	long long n;
-
-	for_each_line(line, text, len, pos, end) {
-		if (!split_kv(line, ':', &k, &v))
-			continue;
-		size_t vl = strlen(v);
-		if (vl >= 2 && v[0] == '"' && v[vl - 1] == '"') {
-			v[vl - 1] = 0;
-			v++;
-		}
-		if (plain_uint(v) && parse_ll(v, &n) == 0)
-			json_object_set_new(o, k, json_integer(n));
-		else
-			json_object_set_new(o, k, json_string(v));
-	}
-	return o;
+	return colon_lines(text, len, put_colon_kv);
 }
 
 /* ---- /proc/driver/nvidia/version ---------------------------------------- */

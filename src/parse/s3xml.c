@@ -1,255 +1,234 @@
-/* A small XML walker for S3 responses (see s3xml.h). S3 bodies are flat,
- * namespace-default documents; the walker keeps a stack of local names,
- * decodes text and reports each element's own text at its end tag. */
-#include "s3xml.h"
-#include "../core/strbuf.h"
+/* The XML walker for S3 responses (see s3xml.h), on expat: S3 bodies are
+ * flat, namespace-default documents; the walker keeps a stack of local
+ * names and reports each element's own text at its end tag. A document
+ * type declaration is refused as soon as expat meets it, so no entity
+ * is ever declared (billion laughs) and only the five predefined ones
+ * and character references are expanded. */
+#include "parse/s3xml.h"
+#include "core/strbuf.h"
+#include <expat.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 struct walk {
-	const char *p, *end;
+	XML_Parser p;
 	char path[S3XML_MAX_DEPTH * 64 + 1];
 	size_t plen[S3XML_MAX_DEPTH + 1]; /* path length at each depth */
-	int depth;
+	int depth, seen_root;
 	struct strbuf text;             /* text directly inside the open element */
+	s3xml_cb cb;
+	void *u;
+	int rc;                         /* the callback's non-zero return */
+	int carried;                    /* control bytes travel as U+F700 + byte (on_text) */
+	char *err;                      /* why the walk stopped, when it was refused */
 };
 
-static int is_name_char(char c)
+static void stop(struct walk *w, char *why)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-' ||
-	       c == '.' || c == ':' || (unsigned char)c >= 0x80;
+	if (!w->err)
+		w->err = why;
+	else
+		free(why);
+	XML_StopParser(w->p, XML_FALSE);
 }
 
-static int put_utf8(struct strbuf *sb, unsigned long cp)
+static void XMLCALL on_start(void *u, const XML_Char *name, const XML_Char **attrs)
 {
-	char b[4];
-	size_t n;
-	if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
-		return -1;
-	if (cp < 0x80) {
-		b[0] = (char)cp;
-		n = 1;
-	} else if (cp < 0x800) {
-		b[0] = (char)(0xC0 | cp >> 6);
-		b[1] = (char)(0x80 | (cp & 0x3F));
-		n = 2;
-	} else if (cp < 0x10000) {
-		b[0] = (char)(0xE0 | cp >> 12);
-		b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[2] = (char)(0x80 | (cp & 0x3F));
-		n = 3;
-	} else {
-		b[0] = (char)(0xF0 | cp >> 18);
-		b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-		b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-		b[3] = (char)(0x80 | (cp & 0x3F));
-		n = 4;
+	struct walk *w = u;
+	(void)attrs;
+	if (w->err || w->rc)
+		return;
+	if (w->depth >= S3XML_MAX_DEPTH) {
+		stop(w, xasprintf("nesting deeper than %d", S3XML_MAX_DEPTH));
+		return;
 	}
-	sb_add(sb, b, n);
-	return 0;
+	/* local name: drop a namespace prefix */
+	const char *colon = strchr(name, ':');
+	const char *l0 = colon ? colon + 1 : name;
+	size_t ln = strlen(l0);
+	if (ln == 0 || ln > 63) {
+		stop(w, xstrdup("element name empty or too long"));
+		return;
+	}
+	w->seen_root = 1;
+	size_t at = w->plen[w->depth];
+	if (w->depth)
+		w->path[at++] = '/';
+	memcpy(w->path + at, l0, ln);
+	at += ln;
+	w->path[at] = 0;
+	w->plen[++w->depth] = at;
+	sb_reset(&w->text);
 }
 
-/* Text up to the next '<', entities decoded. */
-static int take_text(struct walk *w, char **err)
+static void XMLCALL on_end(void *u, const XML_Char *name)
 {
-	const char *semi = NULL;
-	while (w->p < w->end && *w->p != '<') {
-		if (*w->p != '&') {
-			const char *q = memchr(w->p, '&', (size_t)(w->end - w->p));
-			const char *lt = memchr(w->p, '<', (size_t)(w->end - w->p));
-			const char *stop = !q ? lt : !lt ? q : q < lt ? q : lt;
-			if (!stop)
-				stop = w->end;
-			sb_add(&w->text, w->p, (size_t)(stop - w->p));
-			w->p = stop;
+	struct walk *w = u;
+	(void)name; /* expat has matched it to the start tag */
+	/* expat still ends an empty element whose start handler stopped it */
+	if (w->err || w->rc)
+		return;
+	int rc = w->cb(w->u, w->path, sb_str(&w->text), w->text.len);
+	sb_reset(&w->text);
+	w->path[w->plen[--w->depth]] = 0;
+	if (rc != 0) {
+		w->rc = rc;
+		XML_StopParser(w->p, XML_FALSE);
+	}
+}
+
+/* XML 1.0 forbids C0 control bytes other than TAB, LF and CR, and expat
+ * stops at the first one; S3 servers still put them in error messages
+ * (a hostile one, an ESC sequence to retitle the terminal). They travel
+ * through expat as private-use code points U+F700 + byte (carry_controls)
+ * and come back here as the bytes they were, so the caller sees the text
+ * the server sent and escapes it for the terminal (core/termsafe.h). */
+#define CARRY_BASE 0xF700
+static int forbidden_in_xml(unsigned char c)
+{
+	return c < 0x20 && c != '\t' && c != '\n' && c != '\r';
+}
+
+static char *carry_controls(const char *xml, size_t len, size_t *outlen)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < len; i++) {
+		n += forbidden_in_xml((unsigned char)xml[i]);
+		/* a document that already holds those code points is not carried:
+		 * coming back they would be taken for control bytes */
+		if (i + 2 < len && (unsigned char)xml[i] == 0xEF && (unsigned char)xml[i + 1] == 0x9C &&
+		    (unsigned char)xml[i + 2] < 0xA0)
+			return NULL;
+	}
+	if (!n)
+		return NULL;
+	char *out = xmalloc(len + 2 * n + 1), *o = out;
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)xml[i];
+		if (!forbidden_in_xml(c)) {
+			*o++ = (char)c;
 			continue;
 		}
-		semi = memchr(w->p, ';', (size_t)(w->end - w->p) < 12 ? (size_t)(w->end - w->p) : 12);
-		if (!semi) {
-			*err = xstrdup("unterminated entity reference");
-			return -1;
-		}
-		const char *e = w->p + 1;
-		size_t n = (size_t)(semi - e);
-		static const struct { const char *name, *rep; } ent[] = {
-			{ "lt", "<" }, { "gt", ">" }, { "amp", "&" }, { "quot", "\"" }, { "apos", "'" },
-		};
-		int done = 0;
-		for (size_t i = 0; i < sizeof ent / sizeof ent[0]; i++)
-			if (strlen(ent[i].name) == n && !memcmp(e, ent[i].name, n)) {
-				sb_adds(&w->text, ent[i].rep);
-				done = 1;
-			}
-		if (!done && n >= 2 && e[0] == '#') {
-			int hex = e[1] == 'x';
-			unsigned long cp = 0;
-			size_t k = hex ? 2 : 1;
-			if (k == n)
-				goto bad;
-			for (; k < n; k++) {
-				char c = e[k];
-				int d = c >= '0' && c <= '9' ? c - '0'
-					: hex && c >= 'a' && c <= 'f' ? c - 'a' + 10
-					: hex && c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-				if (d < 0 || cp > 0x10FFFF)
-					goto bad;
-				cp = cp * (hex ? 16 : 10) + (unsigned long)d;
-			}
-			if (put_utf8(&w->text, cp) != 0)
-				goto bad;
-			done = 1;
-		}
-		if (!done)
-			goto bad;
-		w->p = semi + 1;
+		unsigned cp = CARRY_BASE + c;  /* 3-byte UTF-8: 1110xxxx 10xxxxxx 10xxxxxx */
+		*o++ = (char)(0xE0 | (cp >> 12));
+		*o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+		*o++ = (char)(0x80 | (cp & 0x3F));
 	}
-	return 0;
-bad:
-	*err = xasprintf("unknown or invalid entity reference '&%.*s;'", (int)(semi - w->p - 1), w->p + 1);
-	return -1;
+	*outlen = (size_t)(o - out);
+	return out;
 }
 
-static const char *find(const struct walk *w, const char *from, const char *needle)
+static void XMLCALL on_text(void *u, const XML_Char *s, int len)
 {
-	size_t n = strlen(needle);
-	for (const char *q = from; q + n <= w->end; q++)
-		if (*q == *needle && !memcmp(q, needle, n))
-			return q;
-	return NULL;
+	struct walk *w = u;
+	if (!w->depth)
+		return;
+	if (!w->carried) {
+		sb_add(&w->text, s, (size_t)len);
+		return;
+	}
+	const unsigned char *p = (const unsigned char *)s;
+	int run = 0; /* start of the bytes not yet added */
+	for (int i = 0; i + 2 < len; i++) {
+		if (p[i] == (0xE0 | (CARRY_BASE >> 12)) && p[i + 1] == (0x80 | ((CARRY_BASE >> 6) & 0x3F)) &&
+		    p[i + 2] >= 0x80 && p[i + 2] < 0x80 + 0x20 && forbidden_in_xml(p[i + 2] - 0x80)) {
+			char c = (char)(p[i + 2] - 0x80);
+			sb_add(&w->text, s + run, (size_t)(i - run));
+			sb_add(&w->text, &c, 1);
+			i += 2;
+			run = i + 1;
+		}
+	}
+	sb_add(&w->text, s + run, (size_t)(len - run));
+}
+
+static void XMLCALL on_doctype(void *u, const XML_Char *name, const XML_Char *sysid, const XML_Char *pubid,
+			       int has_internal_subset)
+{
+	(void)name;
+	(void)sysid;
+	(void)pubid;
+	(void)has_internal_subset;
+	stop(u, xstrdup("DTDs and declarations are not accepted"));
+}
+
+/* expat's reason in the words the old walker used where they differ */
+static char *reason(const struct walk *w)
+{
+	enum XML_Error e = XML_GetErrorCode(w->p);
+	const char *what;
+	switch (e) {
+	case XML_ERROR_NO_ELEMENTS:
+		what = w->seen_root ? "document ends inside an element" : "no root element";
+		break;
+	case XML_ERROR_TAG_MISMATCH:
+		what = "unexpected end tag";
+		break;
+	case XML_ERROR_JUNK_AFTER_DOC_ELEMENT:
+		what = "more than one root element, or text after it";
+		break;
+	case XML_ERROR_SYNTAX:
+	case XML_ERROR_INVALID_TOKEN:
+		what = w->seen_root ? XML_ErrorString(e) : "text outside the root element, or not XML";
+		break;
+	case XML_ERROR_UNCLOSED_TOKEN:
+	case XML_ERROR_PARTIAL_CHAR:
+		what = w->seen_root ? "document ends inside an element" : "unterminated tag";
+		break;
+	case XML_ERROR_UNDEFINED_ENTITY:
+		what = "unknown entity reference";
+		break;
+	case XML_ERROR_BAD_CHAR_REF:
+		what = "invalid character entity reference";
+		break;
+	default:
+		what = XML_ErrorString(e);
+		break;
+	}
+	return xasprintf("%s (line %lu, column %lu)", what, (unsigned long)XML_GetCurrentLineNumber(w->p),
+			 (unsigned long)XML_GetCurrentColumnNumber(w->p) + 1);
 }
 
 int s3xml_walk(const char *xml, size_t len, s3xml_cb cb, void *u, char **err)
 {
-	struct walk w = { .p = xml, .end = xml + len };
-	int rc = 0, seen_root = 0;
 	*err = NULL;
 	if (len > S3XML_MAX_INPUT) {
 		*err = xasprintf("response of %zu bytes is over the %u-byte limit", len, S3XML_MAX_INPUT);
 		return -1;
 	}
-	if (len >= 3 && !memcmp(xml, "\xEF\xBB\xBF", 3))
-		w.p += 3;
-	while (w.p < w.end) {
-		if (*w.p != '<') {
-			if (take_text(&w, err) != 0)
-				goto fail;
-			if (w.depth == 0) {
-				for (size_t i = 0; i < w.text.len; i++)
-					if (!strchr(" \t\r\n", w.text.buf[i])) {
-						*err = xstrdup("text outside the root element");
-						goto fail;
-					}
-				sb_reset(&w.text);
-			}
-			continue;
-		}
-		const char *q;
-		if (w.p + 4 <= w.end && !memcmp(w.p, "<!--", 4)) {
-			if (!(q = find(&w, w.p + 4, "-->"))) {
-				*err = xstrdup("unterminated comment");
-				goto fail;
-			}
-			w.p = q + 3;
-			continue;
-		}
-		if (w.p + 9 <= w.end && !memcmp(w.p, "<![CDATA[", 9)) {
-			if (!(q = find(&w, w.p + 9, "]]>")) || w.depth == 0) {
-				*err = xstrdup(q ? "CDATA outside the root element" : "unterminated CDATA section");
-				goto fail;
-			}
-			sb_add(&w.text, w.p + 9, (size_t)(q - w.p - 9));
-			w.p = q + 3;
-			continue;
-		}
-		if (w.p + 2 <= w.end && w.p[1] == '?') {
-			if (!(q = find(&w, w.p + 2, "?>"))) {
-				*err = xstrdup("unterminated processing instruction");
-				goto fail;
-			}
-			w.p = q + 2;
-			continue;
-		}
-		if (w.p + 2 <= w.end && w.p[1] == '!') {
-			*err = xstrdup("DTDs and declarations are not accepted");
-			goto fail;
-		}
-		int closing = w.p + 1 < w.end && w.p[1] == '/';
-		const char *n0 = w.p + 1 + closing, *n1 = n0;
-		while (n1 < w.end && is_name_char(*n1))
-			n1++;
-		if (n1 == n0 || n1 >= w.end) {
-			*err = xstrdup("malformed tag");
-			goto fail;
-		}
-		/* local name: drop a namespace prefix */
-		const char *colon = memchr(n0, ':', (size_t)(n1 - n0));
-		const char *l0 = colon ? colon + 1 : n0;
-		size_t ln = (size_t)(n1 - l0);
-		if (ln == 0 || ln > 63) {
-			*err = xstrdup("element name empty or too long");
-			goto fail;
-		}
-		/* rest of the tag; attribute values may hold '>' inside quotes */
-		const char *t = n1;
-		char quote = 0;
-		while (t < w.end && (quote || *t != '>')) {
-			if (quote && *t == quote)
-				quote = 0;
-			else if (!quote && (*t == '"' || *t == '\''))
-				quote = *t;
-			t++;
-		}
-		if (t >= w.end) {
-			*err = xstrdup("unterminated tag");
-			goto fail;
-		}
-		int selfclose = !closing && t[-1] == '/';
-		w.p = t + 1;
-		if (!closing) {
-			if (w.depth == 0 && seen_root) {
-				*err = xstrdup("more than one root element");
-				goto fail;
-			}
-			if (w.depth >= S3XML_MAX_DEPTH) {
-				*err = xasprintf("nesting deeper than %d", S3XML_MAX_DEPTH);
-				goto fail;
-			}
-			seen_root = 1;
-			size_t at = w.plen[w.depth];
-			if (w.depth)
-				w.path[at++] = '/';
-			memcpy(w.path + at, l0, ln);
-			at += ln;
-			w.path[at] = 0;
-			w.plen[++w.depth] = at;
-			sb_reset(&w.text);
-			if (!selfclose)
-				continue;
-		} else {
-			size_t start = w.depth ? w.plen[w.depth - 1] + (w.depth > 1) : 0;
-			if (w.depth == 0 || w.plen[w.depth] - start != ln || memcmp(w.path + start, l0, ln)) {
-				*err = xasprintf("unexpected end tag </%.*s>", (int)ln, l0);
-				goto fail;
-			}
-		}
-		/* end of the element at w.depth */
-		rc = cb(u, w.path, sb_str(&w.text), w.text.len);
-		sb_reset(&w.text);
-		w.path[w.plen[--w.depth]] = 0;
-		if (rc != 0)
-			goto out;
+	struct walk w = { .cb = cb, .u = u };
+	w.p = XML_ParserCreate(NULL);
+	if (!w.p) {
+		*err = xstrdup("out of memory for the XML parser");
+		return -1;
 	}
-	if (w.depth != 0 || !seen_root) {
-		*err = xstrdup(seen_root ? "document ends inside an element" : "no root element");
-		goto fail;
+	XML_SetUserData(w.p, &w);
+	XML_SetElementHandler(w.p, on_start, on_end);
+	XML_SetCharacterDataHandler(w.p, on_text);
+	XML_SetStartDoctypeDeclHandler(w.p, on_doctype);
+	int rc = 0;
+	size_t clen = 0;
+	char *carried = carry_controls(xml, len, &clen);
+	if (carried) {
+		w.carried = 1;
+		xml = carried;
+		len = clen;
 	}
-out:
+	if (XML_Parse(w.p, xml, (int)len, XML_TRUE) != XML_STATUS_OK) {
+		if (w.rc)
+			rc = w.rc;
+		else if (!w.err)
+			w.err = reason(&w);
+	}
+	if (w.err) {
+		*err = w.err;
+		rc = -1;
+	}
+	XML_ParserFree(w.p);
 	sb_free(&w.text);
+	free(carried);
 	return rc;
-fail:
-	sb_free(&w.text);
-	return -1;
 }
 
 /* ---- Error ------------------------------------------------------------ */

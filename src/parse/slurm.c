@@ -1,9 +1,10 @@
 /* Slurm text formats. Slurm prints free text (node OS strings, drain
  * reasons) inside otherwise regular Key=Value output, so record parsing
  * glues words without '=' to the previous value instead of guessing. */
-#include "slurm.h"
-#include "procfs.h"
+#include "parse/slurm.h"
+#include "parse/procfs.h"
 #include "core/strbuf.h"
+#include "core/termsafe.h"
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,16 +290,6 @@ json_t *slurm_node_summary(const json_t *rec)
 	return o;
 }
 
-/* Printable ASCII only: these strings go into fixed buffers, log lines and
- * detail messages; anything else becomes '?'. */
-static void copy_printable(char *dst, size_t n, const char *s)
-{
-	size_t k = 0;
-	for (; s && *s && k + 1 < n; s++)
-		dst[k++] = (unsigned char)*s >= 0x20 && (unsigned char)*s < 0x7f ? *s : '?';
-	dst[k] = 0;
-}
-
 int slurm_node_line(const char *text, size_t len, const char *node, struct slurm_node_line *n)
 {
 	json_t *recs = parse_scontrol_records(text, len), *rec, *hit = NULL;
@@ -316,15 +307,15 @@ int slurm_node_line(const char *text, size_t len, const char *node, struct slurm
 		json_decref(recs);
 		return -1;
 	}
-	copy_printable(n->name, sizeof(n->name), json_string_value(json_object_get(hit, "NodeName")));
-	copy_printable(n->state, sizeof(n->state), json_string_value(json_object_get(hit, "State")));
-	copy_printable(n->boot_time, sizeof(n->boot_time), json_string_value(json_object_get(hit, "BootTime")));
+	ts_copys(n->name, sizeof(n->name), json_string_value(json_object_get(hit, "NodeName")), 0);
+	ts_copys(n->state, sizeof(n->state), json_string_value(json_object_get(hit, "State")), 0);
+	ts_copys(n->boot_time, sizeof(n->boot_time), json_string_value(json_object_get(hit, "BootTime")), 0);
 	json_t *rs = slurm_reason_split(json_string_value(json_object_get(hit, "Reason")));
 	const char *why = json_string_value(json_object_get(rs, "text"));
 	if (why && strcmp(why, "none"))
-		copy_printable(n->reason, sizeof(n->reason), why);
-	copy_printable(n->reason_user, sizeof(n->reason_user), json_string_value(json_object_get(rs, "user")));
-	copy_printable(n->reason_time, sizeof(n->reason_time), json_string_value(json_object_get(rs, "time")));
+		ts_copys(n->reason, sizeof(n->reason), why, 0);
+	ts_copys(n->reason_user, sizeof(n->reason_user), json_string_value(json_object_get(rs, "user")), 0);
+	ts_copys(n->reason_time, sizeof(n->reason_time), json_string_value(json_object_get(rs, "time")), 0);
 	json_decref(rs);
 	json_decref(recs);
 

@@ -40,8 +40,10 @@ json_t *slurm_node_summary(const json_t *record);
  * One node of `scontrol show node -o [NODE]` for callers that act on that
  * node (health agent, injector): the record of the named node (the first
  * node record when node is NULL or ""), read by parse_scontrol_records and
- * slurm_reason_split like every other record, reduced to bounded printable
- * ASCII. Returns 0 when found, -1 otherwise (n is zeroed either way first).
+ * slurm_reason_split like every other record, reduced to bounded
+ * terminal-safe fields (core/termsafe.h: they go into log lines and detail
+ * messages). Returns 0 when found, -1 otherwise (n is zeroed either way
+ * first).
  */
 struct slurm_node_line {
 	char name[64];

@@ -1,6 +1,8 @@
-#include "minimums.h"
-#include "version.h"
+#include "policy/minimums.h"
+#include "core/jsonget.h"
+#include "policy/version.h"
 #include "core/clock.h"
+#include "core/timefmt.h"
 #include "core/policyfile.h"
 #include "core/readfile.h"
 #include "core/strbuf.h"
@@ -59,11 +61,6 @@ bad(char **err, const char *comp, const char *fmt, ...)
 	return -1;
 }
 
-static const char *get_str(const json_t *o, const char *key)
-{
-	return json_string_value(json_object_get(o, key));
-}
-
 static int is_version(const char *s)
 {
 	struct ver v;
@@ -73,7 +70,7 @@ static int is_version(const char *s)
 
 static int is_date(const char *s)
 {
-	return s && clock_parse_iso(s) != -1;
+	return s && time_parse_iso(s) != -1;
 }
 
 static int is_string_array(const json_t *a)
@@ -170,7 +167,7 @@ static int check_provenance(const json_t *o, const char *comp, const char *where
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
 			if (!json_is_string(json_object_get(src, keys[i])))
 				return bad(err, comp, "%s'source.%s' must be a string", where, keys[i]);
-		if (!is_date(get_str(src, "released")))
+		if (!is_date(jget_str(src, "released")))
 			return bad(err, comp, "%s'source.released' must be a YYYY-MM-DD date", where);
 		v = json_object_get(src, "aId");
 		if (v && !json_is_string(v) && !json_is_integer(v))
@@ -185,7 +182,7 @@ static int check_provenance(const json_t *o, const char *comp, const char *where
 
 		if (!json_is_object(fa))
 			return bad(err, comp, "%s'fixAvailability' must be an object", where);
-		st = get_str(fa, "status");
+		st = jget_str(fa, "status");
 		if (!st)
 			return bad(err, comp, "%s'fixAvailability.status' must be a string", where);
 		v = json_object_get(fa, "available");
@@ -216,7 +213,7 @@ static json_t *nonempty_object(const json_t *c, const char *key, const char *com
 
 static int check_minimum(json_t *c, const char *comp, char **err)
 {
-	if (!is_version(get_str(c, "minimum")))
+	if (!is_version(jget_str(c, "minimum")))
 		return bad(err, comp, "'minimum' must be a version string");
 	return 0;
 }
@@ -273,10 +270,10 @@ static int check_ladder(json_t *c, const char *comp, char **err)
 		return bad(err, comp, "'advisoryRanges' must be an array");
 	json_array_foreach(ranges, i, v) {
 		json_t *fixed = json_object_get(v, "fixed"), *f;
-		const char *intro = get_str(v, "introduced");
+		const char *intro = jget_str(v, "introduced");
 		size_t j;
 
-		if (!json_is_object(v) || !get_str(v, "id"))
+		if (!json_is_object(v) || !jget_str(v, "id"))
 			return bad(err, comp, "advisoryRanges[%zu] needs an 'id' string", i);
 		if (intro && !is_version(intro))
 			return bad(err, comp, "advisoryRanges[%zu].introduced is not a version", i);
@@ -321,7 +318,7 @@ static int check_release_lines(json_t *c, const char *comp, char **err)
 		return -1;
 	json_object_foreach(o, k, v) {
 		char *sk = safe(k);
-		int ok = json_is_object(v) && ver_parse(get_str(v, "minimum"), &mv) == 0 && mv.nparts >= 2;
+		int ok = json_is_object(v) && ver_parse(jget_str(v, "minimum"), &mv) == 0 && mv.nparts >= 2;
 
 		legacy = json_object_get(v, "legacyAffectedThrough");
 		if (ok && legacy && !is_version(json_string_value(legacy)))
@@ -339,14 +336,14 @@ static int check_release_lines(json_t *c, const char *comp, char **err)
 
 static int check_release_window(json_t *c, const char *comp, char **err)
 {
-	const char *pol = get_str(c, "policy");
+	const char *pol = jget_str(c, "policy");
 	int r;
 
 	if (!pol || strcmp(pol, "current-or-previous") != 0)
 		return bad(err, comp, "'policy' must be \"current-or-previous\"");
-	if (!is_version(get_str(c, "minimum")) || !is_version(get_str(c, "current")))
+	if (!is_version(jget_str(c, "minimum")) || !is_version(jget_str(c, "current")))
 		return bad(err, comp, "'minimum' and 'current' must be version strings");
-	if (ver_compare(get_str(c, "minimum"), get_str(c, "current"), &r) < 0 || r > 0)
+	if (ver_compare(jget_str(c, "minimum"), jget_str(c, "current"), &r) < 0 || r > 0)
 		return bad(err, comp, "'minimum' (the previous release) is newer than 'current'");
 	return 0;
 }
@@ -362,12 +359,12 @@ static int check_distro_packages(json_t *c, const char *comp, char **err)
 		char *sk = safe(k), *where = xasprintf("package '%s': ", sk);
 		int rc = 0;
 
-		if (!json_is_object(v) || !is_version(get_str(v, "fixed")))
+		if (!json_is_object(v) || !is_version(jget_str(v, "fixed")))
 			rc = bad(err, comp, "%sneeds a 'fixed' package version string", where);
 		abi = json_object_get(v, "abi");
 		if (!rc && abi && (!json_is_integer(abi) || json_integer_value(abi) <= 0))
 			rc = bad(err, comp, "%s'abi' must be a positive integer", where);
-		if (!rc && json_object_get(v, "package") && !get_str(v, "package"))
+		if (!rc && json_object_get(v, "package") && !jget_str(v, "package"))
 			rc = bad(err, comp, "%s'package' must be a string", where);
 		if (!rc)
 			rc = check_provenance(v, comp, where, 0, err);
@@ -457,7 +454,7 @@ static void grade_minimum(struct grade_ctx *g, struct mv_verdict *o)
 	struct ver ov;
 
 	if (observed_ver(g, o, &ov) == 0)
-		compare_floor(g, o, &ov, get_str(g->c, "minimum"), "minimum");
+		compare_floor(g, o, &ov, jget_str(g->c, "minimum"), "minimum");
 }
 
 static void grade_branch_map(struct grade_ctx *g, struct mv_verdict *o)
@@ -615,8 +612,8 @@ static void grade_train_map(struct grade_ctx *g, struct mv_verdict *o)
 static void grade_one_line(const struct grade_ctx *g, struct mv_verdict *o, const struct ver *ov,
 			   const char *name, const json_t *line)
 {
-	const char *min = get_str(line, "minimum");
-	const char *legacy = get_str(line, "legacyAffectedThrough");
+	const char *min = jget_str(line, "minimum");
+	const char *legacy = jget_str(line, "legacyAffectedThrough");
 	struct ver mv, lv;
 
 	ver_parse(min, &mv);
@@ -664,7 +661,7 @@ static void grade_release_lines(struct grade_ctx *g, struct mv_verdict *o)
 		return;
 	}
 	json_object_foreach(lines, k, v) {
-		ver_parse(get_str(v, "minimum"), &mv);
+		ver_parse(jget_str(v, "minimum"), &mv);
 		if (line_cmp(ov.part[0], ov.part[1], mv.part[0], mv.part[1]) <= 0)
 			newer_than_all = 0;
 		if (mv.part[0] != ov.part[0] || mv.part[1] != ov.part[1])
@@ -673,7 +670,7 @@ static void grade_release_lines(struct grade_ctx *g, struct mv_verdict *o)
 		hit = v;
 		hit_name = k;
 		sb_addf(&names, "%s%s", names.len ? " and " : "", k);
-		sb_addf(&raw, "%s%s floor %s: %s", raw.len ? ", " : "", k, get_str(v, "minimum"),
+		sb_addf(&raw, "%s%s floor %s: %s", raw.len ? ", " : "", k, jget_str(v, "minimum"),
 			ver_cmp(&ov, &mv) < 0 ? "below" : "meets");
 	}
 	if (nhit == 1) {
@@ -687,7 +684,7 @@ static void grade_release_lines(struct grade_ctx *g, struct mv_verdict *o)
 		/* No year.month match: a legacy 1.x build, or a newer line. */
 		json_object_foreach(lines, k, v) {
 			struct ver lv;
-			const char *legacy = get_str(v, "legacyAffectedThrough");
+			const char *legacy = jget_str(v, "legacyAffectedThrough");
 
 			if (legacy && ver_parse(legacy, &lv) == 0 && lv.part[0] == ov.part[0])
 				break;
@@ -708,7 +705,7 @@ static void grade_release_lines(struct grade_ctx *g, struct mv_verdict *o)
 
 static void grade_release_window(struct grade_ctx *g, struct mv_verdict *o)
 {
-	const char *min = get_str(g->c, "minimum"), *cur = get_str(g->c, "current");
+	const char *min = jget_str(g->c, "minimum"), *cur = jget_str(g->c, "current");
 	struct ver ov, mv, cv;
 
 	if (observed_ver(g, o, &ov) < 0)
@@ -796,7 +793,7 @@ static void grade_distro_packages(struct grade_ctx *g, struct mv_verdict *o)
 		return;
 	}
 	g->prov = pkg;
-	fixed = get_str(pkg, "fixed");
+	fixed = jget_str(pkg, "fixed");
 	if (ver_parse(g->observed, &ov) < 0) {
 		o->version = safe(g->observed);
 		verdict(o, MV_UNKNOWN, fixed, "%s %s version '%s' is not a package version cmax can grade",
@@ -963,8 +960,8 @@ struct minimums *minimums_parse(const char *buf, size_t len, char **err)
 		bad(err, NULL, "'schemaVersion' must be 1");
 		goto fail;
 	}
-	m->generated_s = get_str(root, "generated");
-	m->generated = clock_parse_iso(m->generated_s);
+	m->generated_s = jget_str(root, "generated");
+	m->generated = time_parse_iso(m->generated_s);
 	if (m->generated == -1) {
 		bad(err, NULL, "'generated' must be an ISO-8601 time");
 		goto fail;
@@ -996,12 +993,12 @@ struct minimums *minimums_parse(const char *buf, size_t len, char **err)
 			bad(err, name, "must be an object");
 			goto fail;
 		}
-		k = find_kind(get_str(c, "kind"));
+		k = find_kind(jget_str(c, "kind"));
 		if (!k) {
-			char *kn = safe(get_str(c, "kind"));
+			char *kn = safe(jget_str(c, "kind"));
 
-			bad(err, name, get_str(c, "kind") ? "unknown kind '%s'" : "'kind' is missing%s",
-			    get_str(c, "kind") ? kn : "");
+			bad(err, name, jget_str(c, "kind") ? "unknown kind '%s'" : "'kind' is missing%s",
+			    jget_str(c, "kind") ? kn : "");
 			free(kn);
 			goto fail;
 		}
@@ -1042,7 +1039,7 @@ struct minimums *minimums_load(const char *path, char **err)
 	json_t *doc = json_loadb(sb_str(&sb), sb.len, JSON_REJECT_DUPLICATES, NULL);
 	if (doc) {
 		char *verr = NULL;
-		int vrc = policy_validate(doc, "minimum-versions", path, &verr);
+		enum cmax_err vrc = policy_validate(doc, "minimum-versions", path, &verr);
 
 		json_decref(doc);
 		if (vrc) {
@@ -1088,7 +1085,7 @@ static json_t *copy_array(const json_t *a)
 
 static time_t get_date(const json_t *o, const char *key)
 {
-	return clock_parse_iso(get_str(o, key));
+	return time_parse_iso(jget_str(o, key));
 }
 
 /* A finding about a fix nobody could install yet, or one published hours
@@ -1107,7 +1104,7 @@ static void apply_grace(const struct grade_ctx *g, struct mv_verdict *o, time_t 
 		fa = json_object_get(g->c, "fixAvailability");
 	if (!src)
 		src = json_object_get(g->c, "source");
-	st = get_str(fa, "status");
+	st = jget_str(fa, "status");
 	if (!st || strcmp(st, "confirmed") != 0) {
 		o->status = MV_PASS;
 		o->grace_active = 1;
@@ -1170,7 +1167,7 @@ int minimums_grade(const struct minimums *m, const char *component, const char *
 	g.qualifier = qualifier;
 	obs = xstrdup(observed ? observed : "");
 	g.observed = str_trim(obs);
-	k = find_kind(get_str(c, "kind"));
+	k = find_kind(jget_str(c, "kind"));
 	if (!*g.observed) {
 		out->detail = xasprintf("no %s version was read, so it cannot be graded", component);
 	} else {
@@ -1181,7 +1178,7 @@ int minimums_grade(const struct minimums *m, const char *component, const char *
 	out->cves = copy_array(json_object_get(g.prov, "cves") ?: json_object_get(c, "cves"));
 	out->advisories = copy_array(json_object_get(g.prov, "advisories") ?:
 				     json_object_get(c, "advisories"));
-	out->advisory_url = xstrdup(get_str(g.prov, "advisory") ?: get_str(c, "advisory"));
+	out->advisory_url = xstrdup(jget_str(g.prov, "advisory") ?: jget_str(c, "advisory"));
 	free(obs);
 	return 0;
 }

@@ -1,4 +1,4 @@
-#include "version.h"
+#include "policy/version.h"
 #include "core/strbuf.h"
 
 #include <ctype.h>

@@ -3,10 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "core/exitcodes.h"
 #include "core/strbuf.h"
+#include "core/timefmt.h"
 #include "core/yamljson.h"
 #include "rate/attest.h"
 
@@ -93,15 +93,7 @@ static const char *json_kind(const json_t *v)
 
 static int valid_date(const char *s)
 {
-	struct tm tm;
-	memset(&tm, 0, sizeof tm);
-	const char *end = strptime(s, "%Y-%m-%d", &tm);
-	if (!end || *end || strlen(s) != 10)
-		return 0;
-	/* strptime takes 2026-02-30; a round trip through timegm does not */
-	struct tm norm = tm, back;
-	time_t t = timegm(&norm);
-	return gmtime_r(&t, &back) && back.tm_mday == tm.tm_mday && back.tm_mon == tm.tm_mon;
+	return time_parse_day(s) >= 0;
 }
 
 /* NULL when v fits f, else a malloc'd reason. */

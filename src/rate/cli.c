@@ -2,9 +2,9 @@
  * with the rubric (score.c), render (render.c). Only wiring lives here. */
 #include <dirent.h>
 #include <errno.h>
-#include <getopt.h>
 #include <libgen.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,7 +14,9 @@
 #include "core/datafile.h"
 #include "core/policyfile.h"
 #include "core/selfcheck.h"
+#include "core/error.h"
 #include "core/exitcodes.h"
+#include "core/options.h"
 #include "core/outfile.h"
 #include "core/strbuf.h"
 #include "core/termsafe.h"
@@ -23,78 +25,63 @@
 #include "rate/score.h"
 #include "report/report.h"
 
-static void usage(FILE *out)
-{
-	fputs("usage: cmax rate [options] FILE|DIR...\n"
-	      "       cmax rate --compare [options] DIR|FILE DIR|FILE...\n"
-	      "\n"
-	      "Scores the ten categories of the ClusterMAX method from cmax result documents\n"
-	      "(audit, bench, inject, reboot-test JSON; a DIR is an audit run directory or a\n"
-	      "directory of result files) and an attestation of what cannot be measured, gives\n"
-	      "the tier, the disqualifiers that cap it, and the GPU-hours lost to waiting.\n"
-	      "Missing evidence lowers confidence; it never counts as bad.\n"
-	      "\n"
-	      "Inputs:\n"
-	      "      --attestation FILE     attestation (YAML or JSON; default: attestation.yaml,\n"
-	      "                             .yml or .json inside a DIR given)\n"
-	      "      --rubric FILE          another rubric (default: data/rubric.json)\n"
-	      "      --provider NAME        name shown for the provider (default: the attestation's)\n"
-	      "      --compare              each argument is one provider's evidence: rank them\n"
-	      "\n"
-	      "Goodput assumptions (defaults from the rubric's goodput section):\n"
-	      "      --gpus N               GPUs rented\n"
-	      "      --gpus-per-node N      GPUs lost while one node is out\n"
-	      "      --job-starts-per-day N job starts that wait for imports and model loads\n"
-	      "      --failures-per-month N node failures per month\n"
-	      "      --storage-bound-fraction F  share of the time jobs wait on storage (0..1)\n"
-	      "      --price-per-gpu-hour X price (default: the attestation's pricing.price_per_gpu_hour)\n"
-	      "\n"
-	      "Output:\n"
-	      "      --json                 the rating as JSON (schema cmax.rate/1; cmax.rate.compare/1)\n"
-	      "      --output-file PATH     also write the JSON document to PATH\n"
-	      "  -v, --verbose              every item with its weight, rows and score (-vv: every row)\n"
-	      "  -h, --help                 this help\n"
-	      "\n"
-	      "Exit status: 0 rated (any tier); 64 usage; 65 a broken result file, rubric or\n"
-	      "attestation; 66 a file or directory that does not exist; 73 --output-file cannot\n"
-	      "be written.\n",
-	      out);
-}
+struct ropts {
+	const char *attestation, *rubric, *provider, *output_file;
+	int compare, json, verbose;
+	size_t nargs;               /* the evidence paths */
+	const char *const *args;
+	double flag[GPA__COUNT];    /* NAN: not given */
+};
+
+#define RO(f) offsetof(struct ropts, f)
+#define ASSUME(name, a, mv, help, lo, hi, units) \
+	{ name, 0, OPT_REAL, RO(flag[a]), mv, help, NULL, lo, hi, units, NULL, 0 }
+const struct opt_def rate_options[] = {
+	{ "attestation", 0, OPT_STRING, RO(attestation), "FILE", "attestation (YAML or JSON)",
+	  "attestation.yaml, .yml or .json inside a DIR given", 0, 0, NULL, NULL, OPTF_PATH },
+	{ "rubric", 0, OPT_STRING, RO(rubric), "FILE", "another rubric", "data/rubric.json", 0, 0, NULL, NULL, OPTF_PATH },
+	{ "provider", 0, OPT_STRING, RO(provider), "NAME", "name shown for the provider", "the attestation's", 0, 0, NULL,
+	  NULL, 0 },
+	{ "compare", 0, OPT_FLAG, RO(compare), NULL, "each argument is one provider's evidence: rank them", NULL, 0, 0,
+	  NULL, NULL, 0 },
+	ASSUME("gpus", GPA_GPUS, "N", "GPUs rented", 1, 1e7, "GPUs"),
+	ASSUME("gpus-per-node", GPA_GPUS_PER_NODE, "N", "GPUs lost while one node is out", 1, 1024, "GPUs"),
+	ASSUME("job-starts-per-day", GPA_JOB_STARTS, "N", "job starts a day that wait for imports and model loads", 0, 1e6, NULL),
+	ASSUME("failures-per-month", GPA_FAILURES, "N", "node failures a month", 0, 1e6, NULL),
+	ASSUME("storage-bound-fraction", GPA_STORAGE_FRACTION, "F", "share of the time jobs wait on storage", 0, 1, NULL),
+	ASSUME("price-per-gpu-hour", GPA_PRICE, "X", "price (default: the attestation's pricing.price_per_gpu_hour)", 0,
+	       1e6, NULL),
+	OPTION_JSON(struct ropts, json),
+	OPTION_OUTPUT_FILE(struct ropts, output_file),
+	OPTION_VERBOSE(struct ropts, verbose),
+	OPTION_END,
+};
+#undef ASSUME
+#undef RO
 
 static int usage_error(const char *fmt, const char *arg)
 {
 	return usage_fail("rate", fmt, arg);
 }
 
-enum {
-	O_ATT = 1000, O_RUBRIC, O_PROVIDER, O_COMPARE, O_GPUS, O_GPN, O_STARTS, O_FAILS, O_FRAC, O_PRICE, O_JSON,
-	O_OUTFILE,
-};
-
-static const struct option longopts[] = {
-	{ "attestation", required_argument, NULL, O_ATT },
-	{ "rubric", required_argument, NULL, O_RUBRIC },
-	{ "provider", required_argument, NULL, O_PROVIDER },
-	{ "compare", no_argument, NULL, O_COMPARE },
-	{ "gpus", required_argument, NULL, O_GPUS },
-	{ "gpus-per-node", required_argument, NULL, O_GPN },
-	{ "job-starts-per-day", required_argument, NULL, O_STARTS },
-	{ "failures-per-month", required_argument, NULL, O_FAILS },
-	{ "storage-bound-fraction", required_argument, NULL, O_FRAC },
-	{ "price-per-gpu-hour", required_argument, NULL, O_PRICE },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "output-file", required_argument, NULL, O_OUTFILE },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
-struct ropts {
-	const char *attestation, *rubric, *provider, *output_file;
-	int compare, json, verbose;
-	double flag[GPA__COUNT];
-	int flag_set[GPA__COUNT];
-};
+static const char rate_help_head[] =
+	"usage: cmax rate [options] FILE|DIR...\n"
+	"       cmax rate --compare [options] DIR|FILE DIR|FILE...\n"
+	"\n"
+	"Scores the ten categories of the ClusterMAX method from cmax result documents\n"
+	"(audit, bench, inject, reboot-test JSON; a DIR is an audit run directory or a\n"
+	"directory of result files) and an attestation of what cannot be measured, gives\n"
+	"the tier, the disqualifiers that cap it, and the GPU-hours lost to waiting.\n"
+	"Missing evidence lowers confidence; it never counts as bad. The goodput\n"
+	"assumptions (--gpus to --price-per-gpu-hour) default to the rubric's goodput section.\n"
+	"--json prints the rating as JSON (schema cmax.rate/1; cmax.rate.compare/1); -v shows\n"
+	"every item with its weight, rows and score (-vv: every row).\n"
+	"\n"
+	"Options:\n";
+static const char rate_help_tail[] =
+	"Exit status: 0 rated (any tier); 64 usage; 65 a broken result file, rubric or\n"
+	"attestation; 66 a file or directory that does not exist; 73 --output-file cannot\n"
+	"be written.\n";
 
 /* One provider's evidence. */
 struct pset {
@@ -205,18 +192,18 @@ static int load_dir(struct pset *p, const char *dir, int want_att)
 		char *rerr = NULL;
 		if (!rc) {
 			/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
-			int r = ev_load_json(path, &root, &rerr);
+			enum cmax_err r = ev_load_json(path, &root, &rerr);
 			if (r)
-				rc = fail(rerr, r);
+				rc = fail(rerr, exit_code_for(r));
 		}
 		if (root) {
 			const char *schema = json_string_value(json_object_get(root, "schema"));
 			if (schema && (!strcmp(schema, "cmax.audit.results/1") || !strcmp(schema, "cmax.bench.results/1") ||
 				       !strcmp(schema, "cmax.inject/1") || !strcmp(schema, "cmax.reboot-test/1"))) {
 				char *err = NULL;
-				int r = ev_add_json(&p->ev, root, path, &err);
+				enum cmax_err r = ev_add_json(&p->ev, root, path, &err);
 				if (r)
-					rc = fail(err, r);
+					rc = fail(err, exit_code_for(r));
 			} else {
 				note(p, xasprintf("%s skipped: %s", path,
 						  schema ? "not a result document (schema is not audit, bench, inject or "
@@ -244,8 +231,8 @@ static int load_path(struct pset *p, const char *path, int want_att)
 	if (S_ISDIR(st.st_mode))
 		return load_dir(p, path, want_att);
 	char *err = NULL;
-	int rc = ev_load(&p->ev, path, &err);
-	return rc ? fail(err, rc) : 0;
+	enum cmax_err e = ev_load(&p->ev, path, &err);
+	return e ? fail(err, exit_code_for(e)) : 0;
 }
 
 static char *name_of(const char *path)
@@ -269,198 +256,192 @@ static void finish_set(struct pset *p)
 	p->dups = rate_dedup(&p->ev, p->active, &p->ndups);
 }
 
-static int parse_num(const char *flag, const char *s, double lo, double hi, double *out)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (end == s || *end || errno || !isfinite(v) || v < lo || v > hi) {
-		fprintf(stderr, "cmax rate: %s: '%s' is not a number from %g to %g (see cmax rate --help)\n", flag, s, lo,
-			hi);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 static void assumptions(struct gp_assume *as, const struct ropts *o, const struct rubric *rb, const struct attest *att)
 {
 	gp_assume_from_rubric(as, rb, att);
 	for (int i = 0; i < GPA__COUNT; i++)
-		if (o->flag_set[i]) {
+		if (!isnan(o->flag[i])) {
 			as->v[i] = o->flag[i];
 			as->set[i] = 1;
 			as->src[i] = "flag";
 		}
 }
 
-int cmd_rate(int argc, char **argv)
+/* Parse: the flags into o; args/nargs are the evidence paths, borrowed
+ * from p (the caller releases it). Returns 0, -1 after --help, or an exit
+ * code. */
+static int rate_parse(int argc, char **argv, struct ropts *o, struct opt_parser *p)
 {
-	struct ropts o;
-	memset(&o, 0, sizeof o);
-	static const struct {
-		int opt;
-		enum gp_asm a;
-		double lo, hi;
-	} numflags[] = {
-		{ O_GPUS, GPA_GPUS, 1, 1e7 },
-		{ O_GPN, GPA_GPUS_PER_NODE, 1, 1024 },
-		{ O_STARTS, GPA_JOB_STARTS, 0, 1e6 },
-		{ O_FAILS, GPA_FAILURES, 0, 1e6 },
-		{ O_FRAC, GPA_STORAGE_FRACTION, 0, 1 },
-		{ O_PRICE, GPA_PRICE, 0, 1e6 },
-	};
-	int c;
-	opterr = 0;
-	optind = 1;
-	while ((c = getopt_long(argc, argv, ":vh", longopts, NULL)) != -1) {
-		int handled = 0;
-		for (size_t k = 0; k < sizeof numflags / sizeof numflags[0]; k++)
-			if (numflags[k].opt == c) {
-				char flag[64] = "--?";
-				for (const struct option *lo = longopts; lo->name; lo++)
-					if (lo->val == c)
-						snprintf(flag, sizeof flag, "--%s", lo->name);
-				if (parse_num(flag, optarg, numflags[k].lo, numflags[k].hi, &o.flag[numflags[k].a]))
-					return EXIT_USAGE;
-				o.flag_set[numflags[k].a] = 1;
-				handled = 1;
-			}
-		if (handled)
-			continue;
-		switch (c) {
-		case O_ATT: o.attestation = optarg; break;
-		case O_RUBRIC: o.rubric = optarg; break;
-		case O_PROVIDER: o.provider = optarg; break;
-		case O_COMPARE: o.compare = 1; break;
-		case O_JSON: o.json = 1; break;
-		case O_OUTFILE: o.output_file = optarg; break;
-		case 'v': o.verbose++; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':': return usage_error("%s needs a value", argv[optind - 1]);
-		default:
-			return usage_error("unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	int nargs = argc - optind;
-	char **args = argv + optind;
-	if (o.compare && nargs < 2)
+	for (int i = 0; i < GPA__COUNT; i++)
+		o->flag[i] = NAN;
+	*p = (struct opt_parser){ .cmd = "rate", .defs = rate_options, .dst = o, .max_positional = -1,
+				  .help_head = rate_help_head, .help_tail = rate_help_tail };
+	int rc = opt_parse_result(opt_parse(p, argc, argv));
+	if (rc)
+		return rc;
+	o->nargs = p->npositional;
+	o->args = p->positional;
+	if (o->compare && o->nargs < 2)
 		return usage_error("%s needs at least two providers' evidence (one DIR or FILE each)", "--compare");
-	if (o.compare && o.attestation)
+	if (o->compare && o->attestation)
 		return usage_error("%s: with --compare each provider's directory holds its own attestation.yaml",
 				   "--attestation");
-	if (o.compare && o.provider)
+	if (o->compare && o->provider)
 		return usage_error("%s: with --compare names come from each attestation or directory", "--provider");
-	if (!nargs && !o.attestation)
+	if (!o->nargs && !o->attestation)
 		return usage_error("%s", "no result files given");
+	return 0;
+}
 
+/* One `cmax rate` run: what its phases share, released once by
+ * rate_cmd_release(); zeroed, every field is safe to release. */
+struct rate_cmd {
+	struct ropts o;
+	struct opt_parser parser;   /* owns o.args */
 	struct rubric rb;
-	char *err = NULL;
-	char *rpath = o.rubric ? xstrdup(o.rubric) : datafile_path("rubric.json");
-	/* the schema first (core/policyfile.h); a missing file is rubric_load()'s to report */
-	int rc = policy_check(rpath, "rubric", POLICY_YAML, &err);
-	if (rc == EXIT_NOINPUT) {
-		free(err);
-		err = NULL;
-		rc = 0;
-	}
-	if (rc) {
-		free(rpath);
-		return fail(err, rc);
-	}
-	rc = rubric_load(&rb, rpath, &err);
-	free(rpath);
-	if (rc) {
-		rubric_free(&rb);
-		return fail(err, rc);
-	}
-	char *gpath = datafile_path("gpu-models.json");
-	json_t *gpu_models = policy_load(gpath, "gpu-models", POLICY_JSON, &rc, &err);
-	free(gpath);
-	if (rc == EXIT_NOINPUT) { /* without it GPU models stay unknown, as before */
-		free(err);
-		err = NULL;
-		rc = 0;
-	}
-	if (rc) {
-		rubric_free(&rb);
-		return fail(err, rc);
-	}
+	json_t *gpu_models;
+	size_t nsets;
+	struct pset *sets;          /* one, or one per provider (--compare) */
+	struct rate_provider *prov; /* nsets */
+	json_t *doc;                /* the rating, or the comparison */
+};
 
-	size_t nsets = o.compare ? (size_t)nargs : 1;
-	struct pset *sets = xcalloc(nsets, sizeof *sets);
-	for (size_t i = 0; i < nsets; i++)
-		ev_init(&sets[i].ev);
-	if (!o.compare && o.attestation)
-		rc = load_attestation(&sets[0], o.attestation);
-	for (int i = 0; !rc && i < nargs; i++) {
-		struct pset *p = &sets[o.compare ? (size_t)i : 0];
-		rc = load_path(p, args[i], 1);
-		if (o.compare && !rc) {
+static void rate_cmd_release(struct rate_cmd *rc)
+{
+	for (size_t i = 0; rc->prov && i < rc->nsets; i++) {
+		rate_result_free(&rc->prov[i].res);
+		json_decref(rc->prov[i].doc);
+	}
+	free(rc->prov);
+	json_decref(rc->doc);
+	for (size_t i = 0; rc->sets && i < rc->nsets; i++)
+		pset_free(&rc->sets[i]);
+	free(rc->sets);
+	json_decref(rc->gpu_models);
+	rubric_free(&rc->rb);
+	opt_parser_release(&rc->parser);
+}
+
+/* Prepare: the rubric (its schema first, core/policyfile.h; a missing file
+ * is rubric_load()'s to report) and the GPU models. */
+static int rate_load_policy(struct rate_cmd *rc)
+{
+	char *err = NULL;
+	char *rpath = rc->o.rubric ? xstrdup(rc->o.rubric) : datafile_path("rubric.json");
+	enum cmax_err e = policy_check(rpath, "rubric", POLICY_YAML, &err);
+	if (e == CE_NOINPUT) {
+		free(err);
+		err = NULL;
+		e = CE_OK;
+	}
+	int r = exit_code_for(e);
+	if (!r)
+		r = rubric_load(&rc->rb, rpath, &err);
+	free(rpath);
+	if (r)
+		return fail(err, r);
+	char *gpath = datafile_path("gpu-models.json");
+	rc->gpu_models = policy_load(gpath, "gpu-models", POLICY_JSON, &e, &err);
+	free(gpath);
+	if (e == CE_NOINPUT) { /* without it GPU models stay unknown, as before */
+		free(err);
+		return 0;
+	}
+	return e ? fail(err, exit_code_for(e)) : 0;
+}
+
+/* Prepare: every provider's evidence, each named (--compare) uniquely. */
+static int rate_gather(struct rate_cmd *rc)
+{
+	const struct ropts *o = &rc->o;
+	rc->nsets = o->compare ? o->nargs : 1;
+	rc->sets = xcalloc(rc->nsets, sizeof *rc->sets);
+	for (size_t i = 0; i < rc->nsets; i++)
+		ev_init(&rc->sets[i].ev);
+	int r = 0;
+	if (!o->compare && o->attestation)
+		r = load_attestation(&rc->sets[0], o->attestation);
+	for (size_t i = 0; !r && i < o->nargs; i++) {
+		struct pset *p = &rc->sets[o->compare ? i : 0];
+		r = load_path(p, o->args[i], 1);
+		if (o->compare && !r) {
 			p->name = xstrdup(p->has_att && p->att.provider ? p->att.provider : "");
 			if (!*p->name) {
 				free(p->name);
-				p->name = name_of(args[i]);
+				p->name = name_of(o->args[i]);
 			}
 		}
 	}
-	if (!rc && o.compare)
-		for (size_t i = 0; i < nsets; i++)
-			for (size_t j = 0; j < i; j++)
-				if (!strcmp(sets[i].name, sets[j].name)) {
-					char *nn = xasprintf("%s (%zu)", sets[i].name, i + 1);
-					free(sets[i].name);
-					sets[i].name = nn;
-				}
-	json_t *doc = NULL;
-	if (!rc) {
-		struct rate_provider *prov = xcalloc(nsets, sizeof *prov);
-		for (size_t i = 0; i < nsets; i++) {
-			struct pset *p = &sets[i];
-			finish_set(p);
-			struct rate_input in = { .rb = &rb, .ev = &p->ev, .active = p->active,
-						 .att = p->has_att ? &p->att : NULL, .gpu_models = gpu_models };
-			assumptions(&in.as, &o, &rb, in.att);
-			rate_compute(&in, &prov[i].res);
-			const char *name = o.compare ? p->name
-					   : o.provider ? o.provider
-					   : p->has_att ? p->att.provider
-							: NULL;
-			prov[i].name = name ? name : "";
-			struct rate_doc_meta m = { name, &p->ev, p->dups, p->ndups, (const char *const *)p->notes,
-						   p->nnotes };
-			prov[i].doc = rate_to_json(&prov[i].res, &m);
-			if (!o.compare) {
-				doc = json_incref(prov[i].doc);
-				if (!o.json)
-					rate_text(stdout, &prov[i].res, &m, o.verbose);
+	if (r || !o->compare)
+		return r;
+	for (size_t i = 0; i < rc->nsets; i++)
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(rc->sets[i].name, rc->sets[j].name)) {
+				char *nn = xasprintf("%s (%zu)", rc->sets[i].name, i + 1);
+				free(rc->sets[i].name);
+				rc->sets[i].name = nn;
 			}
+	return 0;
+}
+
+/* Execute and render: score every provider (the text as it goes), rank
+ * them (--compare), then the document. */
+static void rate_execute(struct rate_cmd *rc)
+{
+	const struct ropts *o = &rc->o;
+	rc->prov = xcalloc(rc->nsets, sizeof *rc->prov);
+	for (size_t i = 0; i < rc->nsets; i++) {
+		struct pset *p = &rc->sets[i];
+		struct rate_provider *pv = &rc->prov[i];
+		finish_set(p);
+		struct rate_input in = { .rb = &rc->rb, .ev = &p->ev, .active = p->active,
+					 .att = p->has_att ? &p->att : NULL, .gpu_models = rc->gpu_models };
+		assumptions(&in.as, o, &rc->rb, in.att);
+		rate_compute(&in, &pv->res);
+		const char *name = o->compare ? p->name
+				   : o->provider ? o->provider
+				   : p->has_att ? p->att.provider
+						: NULL;
+		pv->name = name ? name : "";
+		struct rate_doc_meta m = { name, &p->ev, p->dups, p->ndups, (const char *const *)p->notes, p->nnotes };
+		pv->doc = rate_to_json(&pv->res, &m);
+		if (!o->compare) {
+			rc->doc = json_incref(pv->doc);
+			if (!o->json)
+				rate_text(stdout, &pv->res, &m, o->verbose);
 		}
-		if (o.compare) {
-			rate_rank(prov, nsets);
-			doc = rate_compare_json(prov, nsets, &rb);
-			if (!o.json)
-				rate_compare_text(stdout, prov, nsets, &rb, o.verbose);
-		}
-		int bad = doc_selfcheck(doc, o.compare ? "rate-compare" : "rate", "rate");
-		if (bad)
-			rc = bad;
-		else if (o.json)
-			report_json(stdout, doc);
-		fflush(stdout);
-		if (o.output_file && !bad)
-			rc = report_json_file(o.output_file, doc, "rate");
-		for (size_t i = 0; i < nsets; i++) {
-			rate_result_free(&prov[i].res);
-			json_decref(prov[i].doc);
-		}
-		free(prov);
 	}
-	json_decref(doc);
-	for (size_t i = 0; i < nsets; i++)
-		pset_free(&sets[i]);
-	free(sets);
-	json_decref(gpu_models);
-	rubric_free(&rb);
-	return rc;
+	if (o->compare) {
+		rate_rank(rc->prov, rc->nsets);
+		rc->doc = rate_compare_json(rc->prov, rc->nsets, &rc->rb);
+		if (!o->json)
+			rate_compare_text(stdout, rc->prov, rc->nsets, &rc->rb, o->verbose);
+	}
+}
+
+/* Write: --json on stdout and --output-file, never a document that breaks
+ * its own schema. Returns the exit code. */
+static int rate_write(const struct rate_cmd *rc)
+{
+	const struct ropts *o = &rc->o;
+	enum cmax_err e = doc_selfcheck(rc->doc, o->compare ? "rate-compare" : "rate", "rate");
+	if (!e && o->json)
+		report_json(stdout, rc->doc);
+	fflush(stdout);
+	if (o->output_file && !e)
+		e = report_json_file(o->output_file, rc->doc, "rate");
+	return exit_code_for(e);
+}
+
+int cmd_rate(int argc, char **argv)
+{
+	struct rate_cmd rc;
+	memset(&rc, 0, sizeof rc);
+	int r = rate_parse(argc, argv, &rc.o, &rc.parser);
+	if (!r && !(r = rate_load_policy(&rc)) && !(r = rate_gather(&rc))) {
+		rate_execute(&rc);
+		r = rate_write(&rc);
+	}
+	rate_cmd_release(&rc);
+	return r < 0 ? EXIT_OK : r; /* < 0: --help */
 }

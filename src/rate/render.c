@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/strbuf.h"
+#include "report/report.h"
 #include "core/termsafe.h"
 #include "rate/score.h"
 #include "config.h"
@@ -175,20 +176,9 @@ static json_t *goodput_json(const struct rate_result *r)
 	return g;
 }
 
-json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
+/* The result documents read, with how many rows each gave. */
+static json_t *inputs_json(const struct rate_doc_meta *m)
 {
-	json_t *d = json_object();
-	json_object_set_new(d, "schema", json_string("cmax.rate/1"));
-	json_object_set_new(d, "tool", json_string("cmax"));
-	json_object_set_new(d, "tool_version", json_string(CMAX_VERSION));
-	json_object_set_new(d, "provider", jstr(m->provider));
-	json_t *rb = json_object();
-	json_object_set_new(rb, "path", json_string(r->rb->path));
-	json_object_set_new(rb, "version", json_string(r->rb->version));
-	json_object_set_new(rb, "method", json_string(r->rb->method));
-	json_object_set_new(rb, "quick_confidence", jnum(r->rb->quick_confidence));
-	json_object_set_new(d, "rubric", rb);
-
 	json_t *inputs = json_array();
 	for (size_t i = 0; m->ev && i < m->ev->ndocs; i++) {
 		const struct ev_doc *doc = m->ev->docs[i];
@@ -204,24 +194,27 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 		json_object_set_new(o, "rows", json_integer((json_int_t)n));
 		json_array_append_new(inputs, o);
 	}
-	json_object_set_new(d, "inputs", inputs);
-	json_t *notes = json_array();
-	for (size_t i = 0; i < m->nnotes; i++)
-		json_array_append_new(notes, json_string(m->notes[i]));
-	json_object_set_new(d, "input_notes", notes);
-	if (r->att) {
-		json_t *a = json_object(), *w = json_array();
-		json_object_set_new(a, "path", json_string(r->att->path));
-		json_object_set_new(a, "provider", jstr(r->att->provider));
-		json_object_set_new(a, "date", jstr(r->att->date));
-		json_object_set_new(a, "fields_stated", json_integer((json_int_t)r->att->nv));
-		for (size_t i = 0; i < r->att->nwarnings; i++)
-			json_array_append_new(w, json_string(r->att->warnings[i]));
-		json_object_set_new(a, "warnings", w);
-		json_object_set_new(d, "attestation", a);
-	} else {
-		json_object_set_new(d, "attestation", json_null());
-	}
+	return inputs;
+}
+
+static json_t *attestation_json(const struct rate_result *r)
+{
+	if (!r->att)
+		return json_null();
+	json_t *a = json_object(), *w = json_array();
+	json_object_set_new(a, "path", json_string(r->att->path));
+	json_object_set_new(a, "provider", jstr(r->att->provider));
+	json_object_set_new(a, "date", jstr(r->att->date));
+	json_object_set_new(a, "fields_stated", json_integer((json_int_t)r->att->nv));
+	for (size_t i = 0; i < r->att->nwarnings; i++)
+		json_array_append_new(w, json_string(r->att->warnings[i]));
+	json_object_set_new(a, "warnings", w);
+	return a;
+}
+
+/* Rows given by more than one document: which one was kept. */
+static json_t *duplicates_json(const struct rate_doc_meta *m)
+{
 	json_t *dups = json_array();
 	for (size_t i = 0; i < m->ndups; i++) {
 		json_t *o = json_object();
@@ -233,15 +226,12 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 		json_object_set_new(o, "dropped_started_at", jstr(m->dups[i].dropped->doc->started_at));
 		json_array_append_new(dups, o);
 	}
-	json_object_set_new(d, "duplicates", dups);
+	return dups;
+}
 
-	json_object_set_new(d, "tier", json_string(tier_name(r->tier)));
-	json_object_set_new(d, "tier_uncapped", json_string(tier_name(r->uncapped)));
-	json_object_set_new(d, "tier_reason", jstr(r->tier_reason));
-	json_object_set_new(d, "score", r->has_score ? jnum(r->score) : json_null());
-	json_object_set_new(d, "confidence", jnum(r->confidence));
-	json_object_set_new(d, "categories_with_evidence", json_integer(r->ncats));
-	json_object_set_new(d, "categories_measured", json_integer(r->nmeasured));
+/* The disqualifiers that capped the tier, with what fixing each would give. */
+static json_t *capped_by_json(const struct rate_result *r)
+{
 	json_t *caps = json_array();
 	for (size_t i = 0; i < r->ndq; i++)
 		if (r->dq[i].state == DQS_APPLIED) {
@@ -253,7 +243,11 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 			json_object_set_new(o, "would_rate", json_string(tier_name(r->dq[i].would)));
 			json_array_append_new(caps, o);
 		}
-	json_object_set_new(d, "capped_by", caps);
+	return caps;
+}
+
+static json_t *malformed_json(const struct rate_result *r)
+{
 	json_t *bad = json_array();
 	for (size_t i = 0; i < r->nbad; i++) {
 		json_t *o = json_object();
@@ -264,8 +258,11 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 		json_object_set_new(o, "why", json_string(r->bad[i].why));
 		json_array_append_new(bad, o);
 	}
-	json_object_set_new(d, "malformed", bad);
+	return bad;
+}
 
+static json_t *categories_json(const struct rate_result *r)
+{
 	json_t *cats = json_array();
 	for (size_t c = 0; c < RATE_NCAT; c++) {
 		const struct cat_res *cr = &r->cats[c];
@@ -282,8 +279,12 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 		json_object_set_new(o, "items", items);
 		json_array_append_new(cats, o);
 	}
-	json_object_set_new(d, "categories", cats);
+	return cats;
+}
 
+/* Every disqualifier, applied or not. */
+static json_t *disqualifiers_json(const struct rate_result *r)
+{
 	json_t *dq = json_array();
 	for (size_t i = 0; i < r->ndq; i++) {
 		json_t *o = json_object();
@@ -296,7 +297,41 @@ json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
 				    r->dq[i].state == DQS_APPLIED ? json_string(tier_name(r->dq[i].would)) : json_null());
 		json_array_append_new(dq, o);
 	}
-	json_object_set_new(d, "disqualifiers", dq);
+	return dq;
+}
+
+json_t *rate_to_json(const struct rate_result *r, const struct rate_doc_meta *m)
+{
+	json_t *d = report_doc_new("cmax.rate/1");
+	json_object_set_new(d, "provider", jstr(m->provider));
+	json_t *rb = json_object();
+	json_object_set_new(rb, "path", json_string(r->rb->path));
+	json_object_set_new(rb, "version", json_string(r->rb->version));
+	json_object_set_new(rb, "method", json_string(r->rb->method));
+	json_object_set_new(rb, "quick_confidence", jnum(r->rb->quick_confidence));
+	json_object_set_new(d, "rubric", rb);
+
+	json_object_set_new(d, "inputs", inputs_json(m));
+	json_t *notes = json_array();
+	for (size_t i = 0; i < m->nnotes; i++)
+		json_array_append_new(notes, json_string(m->notes[i]));
+	json_object_set_new(d, "input_notes", notes);
+	json_object_set_new(d, "attestation", attestation_json(r));
+	json_object_set_new(d, "duplicates", duplicates_json(m));
+
+	json_object_set_new(d, "tier", json_string(tier_name(r->tier)));
+	json_object_set_new(d, "tier_uncapped", json_string(tier_name(r->uncapped)));
+	json_object_set_new(d, "tier_reason", jstr(r->tier_reason));
+	json_object_set_new(d, "score", r->has_score ? jnum(r->score) : json_null());
+	json_object_set_new(d, "confidence", jnum(r->confidence));
+	json_object_set_new(d, "categories_with_evidence", json_integer(r->ncats));
+	json_object_set_new(d, "categories_measured", json_integer(r->nmeasured));
+	json_object_set_new(d, "capped_by", capped_by_json(r));
+	json_object_set_new(d, "malformed", malformed_json(r));
+
+	json_object_set_new(d, "categories", categories_json(r));
+
+	json_object_set_new(d, "disqualifiers", disqualifiers_json(r));
 	json_object_set_new(d, "goodput", goodput_json(r));
 	return d;
 }
@@ -567,10 +602,7 @@ static size_t by_rank(const struct rate_provider *p, size_t n, int rank)
 
 json_t *rate_compare_json(const struct rate_provider *p, size_t n, const struct rubric *rb)
 {
-	json_t *d = json_object(), *arr = json_array(), *cats = json_array();
-	json_object_set_new(d, "schema", json_string("cmax.rate.compare/1"));
-	json_object_set_new(d, "tool", json_string("cmax"));
-	json_object_set_new(d, "tool_version", json_string(CMAX_VERSION));
+	json_t *d = report_doc_new("cmax.rate.compare/1"), *arr = json_array(), *cats = json_array();
 	json_t *r = json_object();
 	json_object_set_new(r, "path", json_string(rb->path));
 	json_object_set_new(r, "version", json_string(rb->version));

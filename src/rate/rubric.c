@@ -603,43 +603,29 @@ static int parse_goodput(struct vctx *v, struct rubric *rb, const json_t *o)
 	return 0;
 }
 
-static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
+/* status_scores: optional; PASS 1, WARN 0.5, FAIL 0 unless the rubric says otherwise. */
+static int parse_status_scores(struct vctx *v, struct rubric *rb, const json_t *ss)
 {
-	static const char *const keys[] = { "schema",	   "version", "method",	     "sources",	      "note",
-					    "status_scores", "tiers",   "unavailable", "categories",    "disqualifiers",
-					    "goodput",	   "quick",   "basis",	     NULL };
-	const char *schema;
-	if (!json_is_object(root))
-		return bad(v, "top level", "must be a mapping");
-	if (check_keys(v, root, "top level", keys) || get_str(v, root, "schema", "top level", 1, &schema))
-		return -1;
-	if (strcmp(schema, RUBRIC_SCHEMA))
-		return bad(v, "schema", "expected %s, got '%s'", RUBRIC_SCHEMA, schema);
-	if (get_str(v, root, "version", "top level", 1, &rb->version) ||
-	    get_str(v, root, "method", "top level", 1, &rb->method) ||
-	    get_str(v, root, "note", "top level", 1, &rb->note))
-		return -1;
-	const json_t *src = json_object_get(root, "sources");
-	if (!json_is_array(src) || json_array_size(src) == 0)
-		return bad(v, "top level", "'sources' must be a non-empty list");
-
+	static const char *const skeys[] = { "PASS", "WARN", "FAIL", "basis", "note", NULL };
 	rb->status_score[ST_PASS] = 1;
 	rb->status_score[ST_WARN] = 0.5;
 	rb->status_score[ST_FAIL] = 0;
-	const json_t *ss = json_object_get(root, "status_scores");
-	if (ss) {
-		static const char *const skeys[] = { "PASS", "WARN", "FAIL", "basis", "note", NULL };
-		if (!json_is_object(ss))
-			return bad(v, "status_scores", "must be a mapping of PASS/WARN/FAIL to 0..1");
-		if (check_keys(v, ss, "status_scores", skeys) || parse_basis(v, ss, "status_scores"))
+	if (!ss)
+		return 0;
+	if (!json_is_object(ss))
+		return bad(v, "status_scores", "must be a mapping of PASS/WARN/FAIL to 0..1");
+	if (check_keys(v, ss, "status_scores", skeys) || parse_basis(v, ss, "status_scores"))
+		return -1;
+	for (int s = ST_PASS; s <= ST_FAIL; s++)
+		if (get_num(v, ss, status_name((enum status)s), "status_scores", 0, 0, 1, &rb->status_score[s], NULL))
 			return -1;
-		for (int s = ST_PASS; s <= ST_FAIL; s++)
-			if (get_num(v, ss, status_name((enum status)s), "status_scores", 0, 0, 1, &rb->status_score[s],
-				    NULL))
-				return -1;
-	}
+	return 0;
+}
 
-	const json_t *tiers = json_object_get(root, "tiers");
+/* tiers: every rated tier, none asking for more than the tier above it. */
+static int parse_tiers(struct vctx *v, struct rubric *rb, const json_t *tiers)
+{
+	static const char *const tkeys[] = { "min_score", "min_confidence", "basis", "note", NULL };
 	if (!json_is_object(tiers))
 		return bad(v, "tiers", "must be a mapping of tier name -> {min_score, min_confidence}");
 	const char *k;
@@ -658,7 +644,6 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 		const json_t *o = json_object_get(tiers, tier_names[t]);
 		char where[64];
 		snprintf(where, sizeof where, "tiers.%s", tier_names[t]);
-		static const char *const tkeys[] = { "min_score", "min_confidence", "basis", "note", NULL };
 		if (!json_is_object(o))
 			return bad(v, where, "missing (every rated tier needs min_score and min_confidence)");
 		if (check_keys(v, o, where, tkeys) || parse_basis(v, o, where) ||
@@ -669,7 +654,11 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 			      rb->tiers[t].min_confidence > rb->tiers[t - 1].min_confidence))
 			return bad(v, where, "a lower tier cannot ask for more than %s", tier_names[t - 1]);
 	}
-	const json_t *un = json_object_get(root, "unavailable");
+	return 0;
+}
+
+static int parse_unavailable(struct vctx *v, struct rubric *rb, const json_t *un)
+{
 	static const char *const ukeys[] = { "min_confidence", "min_categories", "min_measured_categories", "note",
 					     "basis",	       NULL };
 	double mc = 1, mm = 0;
@@ -684,22 +673,28 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 		return bad(v, "unavailable", "'min_categories' and 'min_measured_categories' must be whole numbers");
 	rb->unavail_min_categories = (int)mc;
 	rb->unavail_min_measured = (int)mm;
+	return 0;
+}
 
-	if (parse_basis(v, root, "top level"))
-		return -1;
+/* quick: optional; the confidence a --quick rating carries (1 unless said). */
+static int parse_quick(struct vctx *v, struct rubric *rb, const json_t *qk)
+{
+	static const char *const qkeys[] = { "confidence", "note", "basis", NULL };
 	rb->quick_confidence = 1;
-	const json_t *qk = json_object_get(root, "quick");
-	if (qk) {
-		static const char *const qkeys[] = { "confidence", "note", "basis", NULL };
-		if (!json_is_object(qk))
-			return bad(v, "quick", "must be a mapping {confidence, basis}");
-		if (check_keys(v, qk, "quick", qkeys) ||
-		    get_num(v, qk, "confidence", "quick", 1, 0, 1, &rb->quick_confidence, NULL) ||
-		    parse_basis(v, qk, "quick"))
-			return -1;
-	}
+	if (!qk)
+		return 0;
+	if (!json_is_object(qk))
+		return bad(v, "quick", "must be a mapping {confidence, basis}");
+	if (check_keys(v, qk, "quick", qkeys) ||
+	    get_num(v, qk, "confidence", "quick", 1, 0, 1, &rb->quick_confidence, NULL) ||
+	    parse_basis(v, qk, "quick"))
+		return -1;
+	return 0;
+}
 
-	const json_t *cats = json_object_get(root, "categories");
+/* categories: the method's ten, each once, in any order; at least one weighted. */
+static int parse_categories(struct vctx *v, struct rubric *rb, const json_t *cats)
+{
 	if (!json_is_array(cats) || json_array_size(cats) != RATE_NCAT)
 		return bad(v, "categories", "must list the method's ten categories (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
 			   rate_category_ids[0], rate_category_ids[1], rate_category_ids[2], rate_category_ids[3],
@@ -735,8 +730,11 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 	}
 	if (wsum <= 0)
 		return bad(v, "categories", "at least one category needs a weight above 0");
+	return 0;
+}
 
-	const json_t *dq = json_object_get(root, "disqualifiers");
+static int parse_disqualifiers(struct vctx *v, struct rubric *rb, const json_t *dq)
+{
 	if (dq && !json_is_array(dq))
 		return bad(v, "disqualifiers", "must be a list");
 	rb->ndq = json_array_size(dq);
@@ -748,6 +746,35 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 			if (!strcmp(rb->dq[j].id, rb->dq[i].id))
 				return bad(v, "disqualifiers", "id '%s' appears twice", rb->dq[i].id);
 	}
+	return 0;
+}
+
+static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
+{
+	static const char *const keys[] = { "schema",	   "version", "method",	     "sources",	      "note",
+					    "status_scores", "tiers",   "unavailable", "categories",    "disqualifiers",
+					    "goodput",	   "quick",   "basis",	     NULL };
+	const char *schema;
+	if (!json_is_object(root))
+		return bad(v, "top level", "must be a mapping");
+	if (check_keys(v, root, "top level", keys) || get_str(v, root, "schema", "top level", 1, &schema))
+		return -1;
+	if (strcmp(schema, RUBRIC_SCHEMA))
+		return bad(v, "schema", "expected %s, got '%s'", RUBRIC_SCHEMA, schema);
+	if (get_str(v, root, "version", "top level", 1, &rb->version) ||
+	    get_str(v, root, "method", "top level", 1, &rb->method) ||
+	    get_str(v, root, "note", "top level", 1, &rb->note))
+		return -1;
+	const json_t *src = json_object_get(root, "sources");
+	if (!json_is_array(src) || json_array_size(src) == 0)
+		return bad(v, "top level", "'sources' must be a non-empty list");
+	if (parse_status_scores(v, rb, json_object_get(root, "status_scores")) ||
+	    parse_tiers(v, rb, json_object_get(root, "tiers")) ||
+	    parse_unavailable(v, rb, json_object_get(root, "unavailable")) || parse_basis(v, root, "top level") ||
+	    parse_quick(v, rb, json_object_get(root, "quick")) ||
+	    parse_categories(v, rb, json_object_get(root, "categories")) ||
+	    parse_disqualifiers(v, rb, json_object_get(root, "disqualifiers")))
+		return -1;
 	return parse_goodput(v, rb, json_object_get(root, "goodput"));
 }
 

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
-#include "collect/gpu_models.h"
+#include "policy/gpu_models.h"
 #include "core/strbuf.h"
+#include "core/timefmt.h"
 #include "rate/score.h"
 
 const char *const gp_asm_names[GPA__COUNT] = { "gpus",		     "gpus_per_node", "job_starts_per_day",
@@ -41,13 +41,13 @@ double rate_linear(double v, double good, double bad)
 
 /* ---- duplicates ---------------------------------------------------------- */
 
+/* Whole seconds, as documents are compared to the second; no zone is UTC. */
 static double iso_epoch(const char *s)
 {
-	struct tm tm;
-	memset(&tm, 0, sizeof tm);
-	if (!s || !strptime(s, "%Y-%m-%dT%H:%M:%S", &tm))
+	int64_t ms;
+	if (!s || time_parse(s, strlen(s), TIME_NOZONE, 0, &ms) < 0)
 		return NAN;
-	return (double)timegm(&tm);
+	return (double)(ms >= 0 ? ms / 1000 : (ms - 999) / 1000);
 }
 
 /* When a document was made: started_at, else the first timeline event. */
@@ -328,84 +328,91 @@ static const struct ev_use *aggregate(const struct item_res *ir, int full_only)
 	return pick;
 }
 
-static void score_figure(const struct rate_input *in, const struct rate_result *out, struct item_res *ir)
+/* How the rows of a figure item went. */
+struct fig_tally {
+	size_t nval, nskip, nnone, nplat;
+	const char *unknown_platform;
+};
+
+/* One row's use of a figure item: its anchors, its value (or never, or
+ * absent), its score; counted or not. */
+static void figure_use(const struct r_item *it, const struct ev_bound *derived, struct ev_use *u,
+		       struct fig_tally *t)
 {
-	const struct r_item *it = ir->it;
-	size_t nval = 0, nskip = 0, nnone = 0, nplat = 0;
-	const char *unknown_platform = NULL;
-	const struct ev_bound *derived = it->has_numerator ? ev_bound_of(NULL, it->unit) : NULL;
-	collect_rows(in, out, ir);
-	for (size_t i = 0; i < ir->nuses; i++) {
-		struct ev_use *u = &ir->uses[i];
-		const struct ev_row *r = u->row;
-		if (u->malformed)
-			continue;
-		const char *plat;
-		u->anchor = anchor_for(it, r, &plat);
-		if (!u->anchor) {
-			nplat++;
-			unknown_platform = plat;
-			continue;
-		}
-		double raw = 0;
-		char why[160];
-		int got = it->from == FROM_EVENT ? event_offset(r->doc->root, it->event, &raw)
-						 : ev_figure(figure_root(it, r), it->path, it->has_numerator ? NULL : it->unit,
-							     &raw, why, sizeof why) == EVV_OK;
-		if (r->status == ST_ERROR || (r->status == ST_SKIP && got)) {
-			/* the probe broke, or a value stands beside a verdict that did not judge it */
-			nskip++;
-			continue;
-		}
-		if (got && it->has_numerator) {
-			double d = raw > 0 ? it->numerator / raw : INFINITY;
-			if (!isfinite(d) || (derived && d > derived->hi))
-				u->never = 2; /* nothing completes at a rate of zero, or within the bound */
-			else
-				raw = d;
-		}
-		double tmp;
-		if (got && !u->never) {
-			u->has_value = 1;
-			u->value = raw;
-			u->score = anchor_score(u->anchor, raw);
-		} else if (!got && r->status == ST_FAIL && it->fail_is_never) {
-			u->never = 1;
-		} else if (!got && r->status != ST_FAIL && u->anchor->has_absent &&
-			   ev_number(r->doc->root, u->anchor->absent_if, &tmp)) {
-			u->absent = 1;
-			u->score = u->anchor->absent_score;
-		} else if (r->status == ST_SKIP) {
-			nskip++;
-			continue;
-		}
-		if (u->has_value || u->never || u->absent) {
-			u->counted = 1;
-			nval++;
-		} else {
-			nnone++;
-		}
-	}
-	struct strbuf sb = STRBUF_INIT;
-	if (!nval) {
-		if (!ir->nuses) {
-			char *g = globs(it->rows, it->nrows);
-			sb_addf(&sb, "not measured: no %s row in the evidence", g);
-			free(g);
-		} else {
-			sb_addf(&sb, "not measured: %zu row%s", ir->nuses, ir->nuses == 1 ? "" : "s");
-			if (nskip)
-				sb_addf(&sb, ", %zu SKIP/ERROR", nskip);
-			if (nnone)
-				sb_addf(&sb, ", %zu without %s%s", nnone, it->from == FROM_EVENT ? "event " : "",
-					it->from == FROM_EVENT ? it->event : it->path);
-			if (nplat)
-				sb_addf(&sb, ", %zu on platform '%s' (no anchors in the rubric)", nplat, unknown_platform);
-		}
-		add_not_scored(&sb, ir);
-		ir->detail = sb_detach(&sb);
+	const struct ev_row *r = u->row;
+	if (u->malformed)
+		return;
+	const char *plat;
+	u->anchor = anchor_for(it, r, &plat);
+	if (!u->anchor) {
+		t->nplat++;
+		t->unknown_platform = plat;
 		return;
 	}
+	double raw = 0;
+	char why[160];
+	int got = it->from == FROM_EVENT ? event_offset(r->doc->root, it->event, &raw)
+					 : ev_figure(figure_root(it, r), it->path, it->has_numerator ? NULL : it->unit,
+						     &raw, why, sizeof why) == EVV_OK;
+	if (r->status == ST_ERROR || (r->status == ST_SKIP && got)) {
+		/* the probe broke, or a value stands beside a verdict that did not judge it */
+		t->nskip++;
+		return;
+	}
+	if (got && it->has_numerator) {
+		double d = raw > 0 ? it->numerator / raw : INFINITY;
+		if (!isfinite(d) || (derived && d > derived->hi))
+			u->never = 2; /* nothing completes at a rate of zero, or within the bound */
+		else
+			raw = d;
+	}
+	double tmp;
+	if (got && !u->never) {
+		u->has_value = 1;
+		u->value = raw;
+		u->score = anchor_score(u->anchor, raw);
+	} else if (!got && r->status == ST_FAIL && it->fail_is_never) {
+		u->never = 1;
+	} else if (!got && r->status != ST_FAIL && u->anchor->has_absent &&
+		   ev_number(r->doc->root, u->anchor->absent_if, &tmp)) {
+		u->absent = 1;
+		u->score = u->anchor->absent_score;
+	} else if (r->status == ST_SKIP) {
+		t->nskip++;
+		return;
+	}
+	if (u->has_value || u->never || u->absent) {
+		u->counted = 1;
+		t->nval++;
+	} else {
+		t->nnone++;
+	}
+}
+
+/* Why no row gave the item a value. */
+static void figure_unmeasured(const struct item_res *ir, const struct fig_tally *t, struct strbuf *sb)
+{
+	const struct r_item *it = ir->it;
+	if (!ir->nuses) {
+		char *g = globs(it->rows, it->nrows);
+		sb_addf(sb, "not measured: no %s row in the evidence", g);
+		free(g);
+		return;
+	}
+	sb_addf(sb, "not measured: %zu row%s", ir->nuses, ir->nuses == 1 ? "" : "s");
+	if (t->nskip)
+		sb_addf(sb, ", %zu SKIP/ERROR", t->nskip);
+	if (t->nnone)
+		sb_addf(sb, ", %zu without %s%s", t->nnone, it->from == FROM_EVENT ? "event " : "",
+			it->from == FROM_EVENT ? it->event : it->path);
+	if (t->nplat)
+		sb_addf(sb, ", %zu on platform '%s' (no anchors in the rubric)", t->nplat, t->unknown_platform);
+}
+
+/* The aggregate's pick becomes the item's value, and its detail says so. */
+static void figure_picked(struct item_res *ir, size_t nval, struct strbuf *sb)
+{
+	const struct r_item *it = ir->it;
 	const struct ev_use *pick = aggregate(ir, 0);
 	ir->gp = aggregate(ir, 1);
 	ir->has_evidence = 1;
@@ -417,21 +424,39 @@ static void score_figure(const struct rate_input *in, const struct rate_result *
 	ir->value = pick->value;
 	ir->score = pick->never ? 0 : pick->score;
 	if (pick->never)
-		sb_addf(&sb, "never (%s on %s: %s)", pick->row->id, pick->row->host ? pick->row->host : "?",
+		sb_addf(sb, "never (%s on %s: %s)", pick->row->id, pick->row->host ? pick->row->host : "?",
 			pick->never == 2 ? "a rate of 0" : "FAIL without the figure");
 	else if (pick->absent)
-		sb_addf(&sb, "%s (%s on %s)", pick->anchor->absent_why ? pick->anchor->absent_why : "absent", pick->row->id,
+		sb_addf(sb, "%s (%s on %s)", pick->anchor->absent_why ? pick->anchor->absent_why : "absent", pick->row->id,
 			pick->row->host ? pick->row->host : "?");
 	else
-		sb_addf(&sb, "%.6g%s%s", pick->value, it->unit ? " " : "", unit_of(it));
+		sb_addf(sb, "%.6g%s%s", pick->value, it->unit ? " " : "", unit_of(it));
 	if (nval > 1)
-		sb_addf(&sb, " (%s of %zu)", it->agg == AGG_BEST ? "best" : "worst", nval);
+		sb_addf(sb, " (%s of %zu)", it->agg == AGG_BEST ? "best" : "worst", nval);
 	if (pick->anchor->platform)
-		sb_addf(&sb, "; %s: good %g, bad %g", pick->anchor->platform, pick->anchor->good, pick->anchor->bad);
+		sb_addf(sb, "; %s: good %g, bad %g", pick->anchor->platform, pick->anchor->good, pick->anchor->bad);
 	else
-		sb_addf(&sb, "; good %g, bad %g", pick->anchor->good, pick->anchor->bad);
+		sb_addf(sb, "; good %g, bad %g", pick->anchor->good, pick->anchor->bad);
 	if (pick->anchor->floor > 0)
-		sb_addf(&sb, ", floor %g", pick->anchor->floor);
+		sb_addf(sb, ", floor %g", pick->anchor->floor);
+}
+
+static void score_figure(const struct rate_input *in, const struct rate_result *out, struct item_res *ir)
+{
+	const struct r_item *it = ir->it;
+	struct fig_tally t = { 0 };
+	const struct ev_bound *derived = it->has_numerator ? ev_bound_of(NULL, it->unit) : NULL;
+	collect_rows(in, out, ir);
+	for (size_t i = 0; i < ir->nuses; i++)
+		figure_use(it, derived, &ir->uses[i], &t);
+	struct strbuf sb = STRBUF_INIT;
+	if (!t.nval) {
+		figure_unmeasured(ir, &t, &sb);
+		add_not_scored(&sb, ir);
+		ir->detail = sb_detach(&sb);
+		return;
+	}
+	figure_picked(ir, t.nval, &sb);
 	item_confidence(in->rb, ir);
 	add_not_scored(&sb, ir);
 	ir->detail = sb_detach(&sb);
@@ -803,29 +828,10 @@ static char *gp_held(const struct item_res *ir, const struct ev_use *use)
 	return NULL;
 }
 
-static void goodput(struct rate_result *r)
+/* Import and model load: lost on every job start. */
+static void gp_starts(struct rate_result *r, const struct ev_use *const u[GPF__COUNT], double days)
 {
 	const double *a = r->as.v;
-	double days = a[GPA_HOURS] / 24.0;
-	double rent = a[GPA_GPUS] * a[GPA_HOURS];
-	for (int c = 0; c < GPC__COUNT; c++) {
-		struct gp_line *l = &r->gp[c];
-		l->cause = (enum gp_cause)c;
-		l->state = GPS_NOT_MEASURED;
-	}
-	const struct ev_use *u[GPF__COUNT];
-	const struct item_res *f[GPF__COUNT];
-	for (int i = 0; i < GPF__COUNT; i++)
-		f[i] = gp_figure(r, (enum gp_fig)i, &u[i]);
-	static const enum gp_cause cause_of[GPF__COUNT] = { GPC_IMPORT, GPC_MODEL_LOAD, GPC_DETECT, GPC_RECOVERY,
-							    GPC_STORAGE };
-	for (int i = 0; i < GPF__COUNT; i++) {
-		struct gp_line *l = &r->gp[cause_of[i]];
-		l->fig[0] = f[i];
-		l->use[0] = u[i];
-		if ((l->note = gp_held(f[i], u[i])))
-			l->state = f[i]->absent ? GPS_UNBOUNDED : GPS_NOT_COUNTED;
-	}
 	const enum gp_fig starts[2] = { GPF_IMPORT, GPF_MODEL_LOAD };
 	for (int i = 0; i < 2; i++) {
 		const struct ev_use *s = u[starts[i]];
@@ -841,6 +847,14 @@ static void goodput(struct rate_result *r)
 		l->hours = a[GPA_JOB_STARTS] * days * s->value * a[GPA_GPUS] / 3600.0;
 		l->inputs = xasprintf("%g x %.2f x %.4g s x %g / 3600", a[GPA_JOB_STARTS], days, s->value, a[GPA_GPUS]);
 	}
+}
+
+/* Detection and recovery: lost on every failure, a node's GPUs each time;
+ * recovery counts from detection on. */
+static void gp_failures(struct rate_result *r, const struct item_res *const f[GPF__COUNT],
+			const struct ev_use *const u[GPF__COUNT])
+{
+	const double *a = r->as.v;
 	struct gp_line *ld = &r->gp[GPC_DETECT], *lr = &r->gp[GPC_RECOVERY];
 	const struct ev_use *det = u[GPF_DETECT], *rec = u[GPF_RECOVERY];
 	lr->fig[1] = f[GPF_DETECT];
@@ -871,8 +885,13 @@ static void goodput(struct rate_result *r)
 	} else if (rec) {
 		lr->note = xstrdup("not computed: detection never happened");
 	}
+}
+
+/* Storage: the sustained-load degradation over the storage-bound share of the rent. */
+static void gp_storage(struct rate_result *r, const struct ev_use *deg)
+{
+	const double *a = r->as.v;
 	struct gp_line *ls = &r->gp[GPC_STORAGE];
-	const struct ev_use *deg = u[GPF_DEGRADATION];
 	if (deg && !deg->never) {
 		double pct = deg->value < 0 ? 0 : deg->value;
 		ls->state = GPS_MEASURED;
@@ -882,6 +901,12 @@ static void goodput(struct rate_result *r)
 		if (deg->value < 0)
 			ls->note = xstrdup("bandwidth rose under sustained load: counted as no loss");
 	}
+}
+
+/* The lines' shares of the rent and the total, a lower bound when a line is not measured. */
+static void gp_totals(struct rate_result *r, double rent)
+{
+	const double *a = r->as.v;
 	for (int c = 0; c < GPC__COUNT; c++) {
 		struct gp_line *l = &r->gp[c];
 		if (l->state != GPS_MEASURED) {
@@ -897,6 +922,35 @@ static void goodput(struct rate_result *r)
 	}
 	r->gp_pct = rent > 0 ? r->gp_hours / rent * 100.0 : 0;
 	r->gp_money = r->as.set[GPA_PRICE] ? r->gp_hours * a[GPA_PRICE] : 0;
+}
+
+static void goodput(struct rate_result *r)
+{
+	const double *a = r->as.v;
+	double days = a[GPA_HOURS] / 24.0;
+	double rent = a[GPA_GPUS] * a[GPA_HOURS];
+	for (int c = 0; c < GPC__COUNT; c++) {
+		struct gp_line *l = &r->gp[c];
+		l->cause = (enum gp_cause)c;
+		l->state = GPS_NOT_MEASURED;
+	}
+	const struct ev_use *u[GPF__COUNT];
+	const struct item_res *f[GPF__COUNT];
+	for (int i = 0; i < GPF__COUNT; i++)
+		f[i] = gp_figure(r, (enum gp_fig)i, &u[i]);
+	static const enum gp_cause cause_of[GPF__COUNT] = { GPC_IMPORT, GPC_MODEL_LOAD, GPC_DETECT, GPC_RECOVERY,
+							    GPC_STORAGE };
+	for (int i = 0; i < GPF__COUNT; i++) {
+		struct gp_line *l = &r->gp[cause_of[i]];
+		l->fig[0] = f[i];
+		l->use[0] = u[i];
+		if ((l->note = gp_held(f[i], u[i])))
+			l->state = f[i]->absent ? GPS_UNBOUNDED : GPS_NOT_COUNTED;
+	}
+	gp_starts(r, u, days);
+	gp_failures(r, f, u);
+	gp_storage(r, u[GPF_DEGRADATION]);
+	gp_totals(r, rent);
 }
 
 /* ---- malformed evidence ------------------------------------------------------ */
@@ -951,46 +1005,53 @@ static void find_malformed(const struct rate_input *in, struct rate_result *out)
 
 /* ---- the whole ----------------------------------------------------------- */
 
-void rate_compute(const struct rate_input *in, struct rate_result *out)
+/* One category: score each item, then the category's score over the items
+ * with evidence and its confidence over all of them. Returns whether any
+ * item other than an attestation had evidence (hands-on). */
+static int score_category(const struct rate_input *in, struct rate_result *out, size_t c)
 {
-	const struct rubric *rb = in->rb;
-	memset(out, 0, sizeof *out);
-	out->rb = rb;
-	out->att = in->att;
-	out->as = in->as;
-	find_malformed(in, out);
+	const struct r_category *cat = &in->rb->cats[c];
+	struct cat_res *cr = &out->cats[c];
+	cr->c = cat;
+	cr->items = xcalloc(cat->nitems, sizeof *cr->items);
+	double iw = 0, iwev = 0, isum = 0, iconf = 0;
+	int measured = 0;
+	for (size_t i = 0; i < cat->nitems; i++) {
+		struct item_res *ir = &cr->items[i];
+		ir->it = &cat->items[i];
+		switch (ir->it->kind) {
+		case IK_CHECKS: score_checks(in, out, ir); break;
+		case IK_FIGURE: score_figure(in, out, ir); break;
+		case IK_ATTEST: score_attest(in, ir); break;
+		}
+		iw += ir->it->weight;
+		if (ir->has_evidence) {
+			measured |= ir->it->kind != IK_ATTEST;
+			iwev += ir->it->weight;
+			iconf += ir->it->weight * ir->confidence;
+			isum += ir->it->weight * ir->score;
+			cr->counted++;
+		} else {
+			cr->missing++;
+		}
+	}
+	cr->confidence = iw > 0 ? iconf / iw : 0;
+	if (iwev > 0) {
+		cr->has_score = 1;
+		cr->score = isum / iwev;
+	}
+	return measured;
+}
+
+/* The weighted whole: score over the weighted categories with a score,
+ * confidence over all weighted categories. */
+static void score_categories(const struct rate_input *in, struct rate_result *out)
+{
 	double wsum = 0, wev = 0, ssum = 0, csum = 0;
 	for (size_t c = 0; c < RATE_NCAT; c++) {
-		const struct r_category *cat = &rb->cats[c];
+		const struct r_category *cat = &in->rb->cats[c];
 		struct cat_res *cr = &out->cats[c];
-		cr->c = cat;
-		cr->items = xcalloc(cat->nitems, sizeof *cr->items);
-		double iw = 0, iwev = 0, isum = 0, iconf = 0;
-		int measured = 0;
-		for (size_t i = 0; i < cat->nitems; i++) {
-			struct item_res *ir = &cr->items[i];
-			ir->it = &cat->items[i];
-			switch (ir->it->kind) {
-			case IK_CHECKS: score_checks(in, out, ir); break;
-			case IK_FIGURE: score_figure(in, out, ir); break;
-			case IK_ATTEST: score_attest(in, ir); break;
-			}
-			iw += ir->it->weight;
-			if (ir->has_evidence) {
-				measured |= ir->it->kind != IK_ATTEST;
-				iwev += ir->it->weight;
-				iconf += ir->it->weight * ir->confidence;
-				isum += ir->it->weight * ir->score;
-				cr->counted++;
-			} else {
-				cr->missing++;
-			}
-		}
-		cr->confidence = iw > 0 ? iconf / iw : 0;
-		if (iwev > 0) {
-			cr->has_score = 1;
-			cr->score = isum / iwev;
-		}
+		int measured = score_category(in, out, c);
 		wsum += cat->weight;
 		csum += cat->weight * cr->confidence;
 		if (cr->has_score && cat->weight > 0) {
@@ -1005,8 +1066,46 @@ void rate_compute(const struct rate_input *in, struct rate_result *out)
 		out->has_score = 1;
 		out->score = ssum / wev;
 	}
+}
 
-	/* tier: enough evidence first, then the ladder, then the caps */
+/* The ladder: the best tier whose score and confidence are both met. */
+static void tier_by_ladder(const struct rubric *rb, struct rate_result *out)
+{
+	enum tier t = TIER_UNDERPERFORMING, by_score = TIER_UNDERPERFORMING;
+	for (int k = TIER_NRATED - 1; k >= 0; k--) {
+		if (out->score >= rb->tiers[k].min_score) {
+			by_score = (enum tier)k;
+			if (out->confidence >= rb->tiers[k].min_confidence)
+				t = (enum tier)k;
+		}
+	}
+	out->tier = out->uncapped = t;
+	if (t == TIER_UNDERPERFORMING && by_score == TIER_UNDERPERFORMING) {
+		out->tier_reason = xasprintf("score %.1f is below %s (%.0f)", out->score, tier_name(TIER_RIBBON),
+					     rb->tiers[TIER_RIBBON].min_score);
+	} else if (t == TIER_UNDERPERFORMING) {
+		/* the evidence is good but too thin for any tier: that is not underperforming */
+		out->tier = out->uncapped = TIER_UNAVAILABLE;
+		out->tier_reason = xasprintf("too little evidence: score %.1f meets %s (%.0f) but confidence %.2f is "
+					     "below the %.2f even %s needs",
+					     out->score, tier_name(by_score), rb->tiers[by_score].min_score,
+					     out->confidence, rb->tiers[TIER_RIBBON].min_confidence,
+					     tier_name(TIER_RIBBON));
+	} else if (by_score < t) {
+		out->tier_reason = xasprintf("score %.1f meets %s (%.0f) but confidence %.2f is below the %.2f that "
+					     "%s needs",
+					     out->score, tier_name(by_score), rb->tiers[by_score].min_score,
+					     out->confidence, rb->tiers[t - 1].min_confidence, tier_name(t - 1));
+	} else {
+		out->tier_reason = xasprintf("score %.1f and confidence %.2f meet %s (%.0f, %.2f)", out->score,
+					     out->confidence, tier_name(t), rb->tiers[t].min_score,
+					     rb->tiers[t].min_confidence);
+	}
+}
+
+/* tier: enough evidence first, then the ladder (the caps come after) */
+static void decide_tier(const struct rubric *rb, struct rate_result *out)
+{
 	if (out->ncats < rb->unavail_min_categories || out->confidence < rb->unavail_min_confidence) {
 		out->tier = out->uncapped = TIER_UNAVAILABLE;
 		out->tier_reason = xasprintf("too little evidence: %d categor%s with evidence (%d needed), confidence "
@@ -1020,37 +1119,14 @@ void rate_compute(const struct rate_input *in, struct rate_result *out)
 					     "an attestation alone is not a rating",
 					     out->nmeasured, out->nmeasured == 1 ? "y" : "ies", rb->unavail_min_measured);
 	} else {
-		enum tier t = TIER_UNDERPERFORMING, by_score = TIER_UNDERPERFORMING;
-		for (int k = TIER_NRATED - 1; k >= 0; k--) {
-			if (out->score >= rb->tiers[k].min_score) {
-				by_score = (enum tier)k;
-				if (out->confidence >= rb->tiers[k].min_confidence)
-					t = (enum tier)k;
-			}
-		}
-		out->tier = out->uncapped = t;
-		if (t == TIER_UNDERPERFORMING && by_score == TIER_UNDERPERFORMING) {
-			out->tier_reason = xasprintf("score %.1f is below %s (%.0f)", out->score, tier_name(TIER_RIBBON),
-						     rb->tiers[TIER_RIBBON].min_score);
-		} else if (t == TIER_UNDERPERFORMING) {
-			/* the evidence is good but too thin for any tier: that is not underperforming */
-			out->tier = out->uncapped = TIER_UNAVAILABLE;
-			out->tier_reason = xasprintf("too little evidence: score %.1f meets %s (%.0f) but confidence %.2f is "
-						     "below the %.2f even %s needs",
-						     out->score, tier_name(by_score), rb->tiers[by_score].min_score,
-						     out->confidence, rb->tiers[TIER_RIBBON].min_confidence,
-						     tier_name(TIER_RIBBON));
-		} else if (by_score < t) {
-			out->tier_reason = xasprintf("score %.1f meets %s (%.0f) but confidence %.2f is below the %.2f that "
-						     "%s needs",
-						     out->score, tier_name(by_score), rb->tiers[by_score].min_score,
-						     out->confidence, rb->tiers[t - 1].min_confidence, tier_name(t - 1));
-		} else {
-			out->tier_reason = xasprintf("score %.1f and confidence %.2f meet %s (%.0f, %.2f)", out->score,
-						     out->confidence, tier_name(t), rb->tiers[t].min_score,
-						     rb->tiers[t].min_confidence);
-		}
+		tier_by_ladder(rb, out);
 	}
+}
+
+/* The caps: each disqualifier that applies lowers the tier to its cap. */
+static void apply_disqualifiers(const struct rate_input *in, struct rate_result *out)
+{
+	const struct rubric *rb = in->rb;
 	out->ndq = rb->ndq;
 	out->dq = xcalloc(rb->ndq + 1, sizeof *out->dq);
 	for (size_t i = 0; i < rb->ndq; i++) {
@@ -1075,6 +1151,18 @@ void rate_compute(const struct rate_input *in, struct rate_result *out)
 				t = out->dq[j].d->cap;
 		out->dq[i].would = t;
 	}
+}
+
+void rate_compute(const struct rate_input *in, struct rate_result *out)
+{
+	memset(out, 0, sizeof *out);
+	out->rb = in->rb;
+	out->att = in->att;
+	out->as = in->as;
+	find_malformed(in, out);
+	score_categories(in, out);
+	decide_tier(in->rb, out);
+	apply_disqualifiers(in, out);
 	goodput(out);
 }
 

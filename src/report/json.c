@@ -1,9 +1,9 @@
-#include "report.h"
+#include "report/report.h"
 #include <errno.h>
 #include <string.h>
-#include "../core/exitcodes.h"
-#include "../core/outfile.h"
-#include "../core/strbuf.h"
+#include "core/exitcodes.h"
+#include "core/outfile.h"
+#include "core/strbuf.h"
 #include "config.h"
 
 static json_t *str_or_null(const char *s)
@@ -11,12 +11,18 @@ static json_t *str_or_null(const char *s)
 	return s ? json_string(s) : json_null();
 }
 
-json_t *report_results_json(const struct report_meta *m, struct result *const *rows, size_t n)
+json_t *report_doc_new(const char *schema)
 {
 	json_t *o = json_object();
-	json_object_set_new(o, "schema", json_string(RESULTS_SCHEMA));
+	json_object_set_new(o, "schema", json_string(schema));
 	json_object_set_new(o, "tool", json_string("cmax"));
 	json_object_set_new(o, "tool_version", json_string(CMAX_VERSION));
+	return o;
+}
+
+json_t *report_results_json(const struct report_meta *m, struct result *const *rows, size_t n)
+{
+	json_t *o = report_doc_new(RESULTS_SCHEMA);
 	json_object_set_new(o, "profile", json_string(m->profile));
 	json_object_set_new(o, "command", str_or_null(m->command));
 	json_object_set_new(o, "started_at", str_or_null(m->started_at));
@@ -58,15 +64,15 @@ int report_json(FILE *out, const json_t *doc)
 	return ferror(out) ? -1 : 0;
 }
 
-int report_json_file(const char *path, const json_t *doc, const char *who)
+enum cmax_err report_json_file(const char *path, const json_t *doc, const char *who)
 {
 	char *err = NULL;
 	struct outfile *of = outfile_open(path, OUTFILE_REPLACE, &err);
-	int rc = EXIT_CANTCREAT;
+	enum cmax_err rc = CE_CANTCREAT;
 	if (of) {
 		FILE *f = outfile_stream(of);
 		if (f && report_json(f, doc) == 0) {
-			rc = outfile_commit(of, &err);
+			rc = outfile_commit(of, &err) ? CE_CANTCREAT : CE_OK;
 		} else {
 			err = xasprintf("cannot write %s: %s", path, strerror(errno));
 			outfile_abort(of);

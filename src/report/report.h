@@ -3,7 +3,8 @@
 #define CMAX_REPORT_H
 #include <stdio.h>
 #include <jansson.h>
-#include "../core/result.h"
+#include "core/error.h"
+#include "core/result.h"
 
 struct report_meta {
 	const char *profile;       /* "full", "security", or a profile name */
@@ -22,6 +23,10 @@ struct report_meta {
 #define RESULTS_SCHEMA "cmax.audit.results/1"
 #define VALUES_SCHEMA "cmax.audit.values/1"
 
+/* A new document with the head every document cmax writes starts with:
+ * {"schema": schema, "tool": "cmax", "tool_version": CMAX_VERSION}. */
+json_t *report_doc_new(const char *schema);
+
 /* The graded report (audit.results.json and --json). */
 json_t *report_results_json(const struct report_meta *m, struct result *const *rows, size_t n);
 
@@ -36,6 +41,7 @@ int report_yaml(FILE *out, const json_t *doc);
 int report_json(FILE *out, const json_t *doc);
 /* The same into PATH through core/outfile.h (a regular file there may be
  * replaced; a device, a symlink or a directory anyone can write is
- * refused): 0, or EXIT_CANTCREAT after "cmax WHO: why" on stderr. */
-int report_json_file(const char *path, const json_t *doc, const char *who);
+ * refused): CE_OK, or CE_CANTCREAT after "cmax WHO: why" on stderr (the
+ * command's voice). */
+enum cmax_err report_json_file(const char *path, const json_t *doc, const char *who);
 #endif

@@ -4,9 +4,9 @@
  * long list. Every string here may come from outside (a tool, a host name,
  * a results file reopened by review): each goes through ts_str, so no
  * control byte reaches the terminal or audit.out; JSON keeps it exact. */
-#include "report.h"
-#include "../core/strbuf.h"
-#include "../core/termsafe.h"
+#include "report/report.h"
+#include "core/strbuf.h"
+#include "core/termsafe.h"
 #include <string.h>
 #include <stdlib.h>
 

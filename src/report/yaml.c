@@ -1,5 +1,5 @@
 /* JSON -> YAML through libyaml's emitter (no hand-rolled quoting). */
-#include "report.h"
+#include "report/report.h"
 #include <yaml.h>
 #include <stdio.h>
 #include <string.h>

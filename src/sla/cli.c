@@ -1,11 +1,16 @@
 /* `cmax sla`: downtime, availability, service credits and termination from
- * a history of node states (docs/sla.md). This file only wires: read the
- * files, hand them to the parsers, the engine and the report. */
-#include "sla.h"
-#include "model.h"
-#include "report.h"
+ * a history of node states (docs/sla.md). This file only wires, in phases:
+ * the options (one table, core/options.h), the files (levels, layout,
+ * exclusions, histories through the parser table of parse/sla_formats.h),
+ * the engine over every level (sla/engine.h), and the report written
+ * (sla/report.h). */
+#include "sla/sla.h"
+#include "parse/sla_formats.h"
+#include "sla/engine.h"
+#include "sla/report.h"
 #include "core/datafile.h"
 #include "core/exitcodes.h"
+#include "core/options.h"
 #include "core/outfile.h"
 #include "core/policyfile.h"
 #include "core/readfile.h"
@@ -16,197 +21,110 @@
 #include "core/yamljson.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
-static void usage(FILE *out)
-{
-	fputs("usage: cmax sla --events FILE [--events FILE...] (--layout FILE | --nodes HOSTLIST --system S)\n"
-	      "                (--period YYYY-MM | --from TIME --to TIME) [options]\n"
-	      "\n"
-	      "Downtime per node, rack, cluster and site, availability, service credits and the\n"
-	      "termination check of an SLA level, from a history of node states. Every number is\n"
-	      "traced to the records that produced it; malformed, unknown and out-of-period records\n"
-	      "are listed, never dropped.\n"
-	      "\n"
-	      "History:\n"
-	      "      --events FILE      a history file (repeatable; plain arguments count too; - is standard\n"
-	      "                         input; at most 512 MiB, CMAX_MAX_INPUT_MB_EVENTS raises it:\n"
-	      "                         docs/inputs.md)\n"
-	      "      --format F         auto (default: from the content), sacctmgr (sacctmgr show event -P),\n"
-	      "                         slurmctld-log, k8s-events (kubectl get events -A -o json),\n"
-	      "                         k8s-nodes (kubectl get nodes -o json), cmax-timeline (cmax inject /\n"
-	      "                         reboot-test --json), csv (node,start,end,state,reason), json\n"
-	      "                         (cmax.sla-events/1)\n"
-	      "      --time-offset OFF  zone-less times in the files are at OFF (+02:00); default UTC\n"
-	      "\n"
-	      "Layout:\n"
-	      "      --layout FILE      YAML or JSON: system hgx|nvl72, sites -> clusters -> racks -> nodes\n"
-	      "      --nodes HOSTLIST   instead of --layout: every node, e.g. gpu[001-144]\n"
-	      "      --system S         with --nodes: hgx (8-GPU nodes) or nvl72 (racks of 18 4-GPU trays)\n"
-	      "      --nodes-per-rack N     with --nodes (default: hgx 4, nvl72 18)\n"
-	      "      --racks-per-cluster N  with --nodes (default: all in one cluster)\n"
-	      "      --clusters-per-site N  with --nodes (default: all in one site)\n"
-	      "      --gpus-per-node N  with --nodes (default: hgx 8, nvl72 4)\n"
-	      "      --customer-users LIST  users whose drains are the customer's (comma list)\n"
-	      "\n"
-	      "Level and period:\n"
-	      "      --level L          bronze, silver, gold (the levels file's names) or a level FILE\n"
-	      "                         (default: the levels file's default_level)\n"
-	      "      --levels FILE      another levels file (default: data/sla-levels.json)\n"
-	      "      --exclusions FILE  YAML or JSON windows {start, end, kind, scope, note} (repeatable)\n"
-	      "      --period YYYY-MM   the billing month (UTC)\n"
-	      "      --from TIME        instead of --period: start (RFC 3339)\n"
-	      "      --to TIME          end, exclusive\n"
-	      "      --price-per-gpu-hour X  also give the credit in money\n"
-	      "\n"
-	      "Output:\n"
-	      "      --json             the whole computation as JSON (schema cmax.sla/1)\n"
-	      "      --output-file P    write the report to P instead of standard output\n"
-	      "  -v, --verbose          list every interval with its sources and exclusions\n"
-	      "  -h, --help             this help\n"
-	      "\n"
-	      "Exit status: 0 computed (also when credits are owed or termination is crossed);\n"
-	      "64 usage; 65 an input, layout, levels or exclusions file that cannot be read at all;\n"
-	      "66 a file that does not exist; 73 the output file cannot be written.\n",
-	      out);
-}
-
-enum {
-	O_EVENTS = 1000, O_FORMAT, O_LAYOUT, O_NODES, O_SYSTEM, O_NPR, O_RPC, O_CPS, O_GPN, O_LEVEL, O_LEVELS,
-	O_EXCL, O_PERIOD, O_FROM, O_TO, O_PRICE, O_JSON, O_OUT, O_OFFSET, O_CUSTOMER,
-};
-
-static const struct option longopts[] = {
-	{ "events", required_argument, NULL, O_EVENTS },
-	{ "format", required_argument, NULL, O_FORMAT },
-	{ "layout", required_argument, NULL, O_LAYOUT },
-	{ "nodes", required_argument, NULL, O_NODES },
-	{ "system", required_argument, NULL, O_SYSTEM },
-	{ "nodes-per-rack", required_argument, NULL, O_NPR },
-	{ "racks-per-cluster", required_argument, NULL, O_RPC },
-	{ "clusters-per-site", required_argument, NULL, O_CPS },
-	{ "gpus-per-node", required_argument, NULL, O_GPN },
-	{ "level", required_argument, NULL, O_LEVEL },
-	{ "levels", required_argument, NULL, O_LEVELS },
-	{ "exclusions", required_argument, NULL, O_EXCL },
-	{ "period", required_argument, NULL, O_PERIOD },
-	{ "from", required_argument, NULL, O_FROM },
-	{ "to", required_argument, NULL, O_TO },
-	{ "price-per-gpu-hour", required_argument, NULL, O_PRICE },
-	{ "time-offset", required_argument, NULL, O_OFFSET },
-	{ "customer-users", required_argument, NULL, O_CUSTOMER },
-	{ "json", no_argument, NULL, O_JSON },
-	{ "output-file", required_argument, NULL, O_OUT },
-	{ "verbose", no_argument, NULL, 'v' },
-	{ "help", no_argument, NULL, 'h' },
-	{ NULL, 0, NULL, 0 },
-};
-
 struct opts {
-	const char **events;
+	struct opt_list events_opt, excl;
+	const char **events;	/* --events, then the plain arguments (owned array) */
 	size_t nevents;
-	const char **excl;
-	size_t nexcl;
+	const char *format_s, *system_s, *offset_s;
 	enum sla_format format;
 	const char *layout, *nodes, *level, *levels, *period, *from_s, *to_s, *out, *customers;
 	int system_set;
 	enum sla_system system;
-	long npr, rpc, cps, gpn;
+	long long npr, rpc, cps, gpn;
 	double price;
 	int json, verbose;
 	sla_ms offset, from, to;
 	char label[96];
 };
 
+#define O(f) offsetof(struct opts, f)
+const struct opt_def sla_options[] = {
+	{ "events", 0, OPT_LIST, O(events_opt), "FILE", "a history file (repeatable; plain arguments too; - is "
+	  "standard input)", NULL, 0, 0,
+	  NULL, NULL, OPTF_PATH },
+	{ "format", 0, OPT_CHOICE, O(format_s), "F", "the history format; auto tells it from the content", "auto", 0, 0, NULL,
+	  sla_format_names, 0 },
+	{ "time-offset", 0, OPT_STRING, O(offset_s), "OFF", "zone-less times in the files are at OFF (+02:00, Z)",
+	  "UTC", 0, 0, NULL, NULL, 0 },
+	{ "layout", 0, OPT_STRING, O(layout), "FILE", "YAML or JSON: system hgx|nvl72, sites -> clusters -> racks -> "
+	  "nodes", NULL, 0, 0, NULL, NULL, OPTF_PATH },
+	{ "nodes", 0, OPT_STRING, O(nodes), "HOSTLIST", "instead of --layout: every node, e.g. gpu[001-144]", NULL, 0,
+	  0, NULL, NULL, 0 },
+	{ "system", 0, OPT_STRING, O(system_s), "S", "with --nodes: hgx (8-GPU nodes) or nvl72 (racks of 18 4-GPU "
+	  "trays)", NULL, 0, 0, NULL, NULL, 0 },
+	{ "nodes-per-rack", 0, OPT_COUNT_N, O(npr), "N", "with --nodes (default: hgx 4, nvl72 18)", NULL, 1, 1000000,
+	  NULL, NULL, 0 },
+	{ "racks-per-cluster", 0, OPT_COUNT_N, O(rpc), "N", "with --nodes (default: all in one cluster)", NULL, 1,
+	  1000000, NULL, NULL, 0 },
+	{ "clusters-per-site", 0, OPT_COUNT_N, O(cps), "N", "with --nodes (default: all in one site)", NULL, 1, 1000000,
+	  NULL, NULL, 0 },
+	{ "gpus-per-node", 0, OPT_COUNT_N, O(gpn), "N", "with --nodes (default: hgx 8, nvl72 4)", NULL, 1, 1024, NULL,
+	  NULL, 0 },
+	{ "customer-users", 0, OPT_STRING, O(customers), "LIST", "users whose drains are the customer's (comma list)",
+	  NULL, 0, 0, NULL, NULL, 0 },
+	{ "level", 0, OPT_STRING, O(level), "L", "a level of the levels file (bronze, silver, gold) or a "
+	  "level FILE (default: its default_level)", NULL, 0, 0, NULL, NULL, 0 },
+	{ "levels", 0, OPT_STRING, O(levels), "FILE", "another levels file", "data/sla-levels.json", 0, 0, NULL, NULL,
+	  OPTF_PATH },
+	{ "exclusions", 0, OPT_LIST, O(excl), "FILE", "YAML or JSON windows {start, end, kind, scope, note} "
+	  "(repeatable)", NULL, 0, 0, NULL, NULL, OPTF_PATH },
+	{ "period", 0, OPT_STRING, O(period), "YYYY-MM", "the billing month (UTC)", NULL, 0, 0, NULL, NULL, 0 },
+	{ "from", 0, OPT_STRING, O(from_s), "TIME", "instead of --period: start (RFC 3339)", NULL, 0, 0, NULL, NULL, 0 },
+	{ "to", 0, OPT_STRING, O(to_s), "TIME", "end, exclusive", NULL, 0, 0, NULL, NULL, 0 },
+	{ "price-per-gpu-hour", 0, OPT_REAL, O(price), "X", "also give the credit in money", NULL, 0, 1e9, NULL, NULL,
+	  0 },
+	OPTION_JSON(struct opts, json),
+	OPTION_OUTPUT_FILE(struct opts, out),
+	OPTION_VERBOSE(struct opts, verbose),
+	OPTION_END,
+};
+#undef O
+
 static int uerr(const char *fmt, const char *arg)
 {
 	return usage_fail("sla", fmt, arg);
 }
 
-static int count_arg(const char *s, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 1 || v > 1000000)
-		return -1;
-	*out = v;
-	return 0;
-}
+static const char sla_help_head[] =
+	"usage: cmax sla --events FILE [--events FILE...] (--layout FILE | --nodes HOSTLIST --system S)\n"
+	"                (--period YYYY-MM | --from TIME --to TIME) [options]\n"
+	"\n"
+	"Downtime per node, rack, cluster and site, availability, service credits and the\n"
+	"termination check of an SLA level, from a history of node states. Every number is\n"
+	"traced to the records that produced it; malformed, unknown and out-of-period records\n"
+	"are listed, never dropped.\n"
+	"\n"
+	"Formats: sacctmgr (sacctmgr show event -P), slurmctld-log, k8s-events (kubectl get\n"
+	"events -A -o json), k8s-nodes (kubectl get nodes -o json), cmax-timeline (cmax inject /\n"
+	"reboot-test --json), csv (node,start,end,state,reason), json (cmax.sla-events/1).\n"
+	"A history file may hold at most 512 MiB; CMAX_MAX_INPUT_MB_EVENTS raises it\n"
+	"(docs/inputs.md).\n"
+	"\n"
+	"Options:\n";
+static const char sla_help_tail[] =
+	"Exit status: 0 computed (also when credits are owed or termination is crossed);\n"
+	"64 usage; 65 an input, layout, levels or exclusions file that cannot be read at all;\n"
+	"66 a file that does not exist; 73 the output file cannot be written.\n";
 
-static int parse(int argc, char **argv, struct opts *o)
+/* ---- phase 1: the options ---- */
+
+/* Which of the layout flags go together, and values the table cannot type. */
+static int check_combinations(struct opts *o)
 {
-	memset(o, 0, sizeof *o);
-	o->price = -1;
-	o->events = xcalloc((size_t)argc + 1, sizeof *o->events);
-	o->excl = xcalloc((size_t)argc + 1, sizeof *o->excl);
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, "vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case O_EVENTS: o->events[o->nevents++] = optarg; break;
-		case O_FORMAT:
-			if (sla_format_parse(optarg, &o->format) < 0)
-				return uerr("--format wants auto, sacctmgr, slurmctld-log, k8s-events, k8s-nodes, "
-					    "cmax-timeline, csv or json, not '%s'", optarg);
-			break;
-		case O_LAYOUT: o->layout = optarg; break;
-		case O_NODES: o->nodes = optarg; break;
-		case O_SYSTEM:
-			if (sla_system_parse(optarg, &o->system) < 0)
-				return uerr("--system wants hgx or nvl72, not '%s'", optarg);
-			o->system_set = 1;
-			break;
-		case O_NPR:
-			if (count_arg(optarg, &o->npr) < 0)
-				return uerr("--nodes-per-rack wants a whole number from 1, not '%s'", optarg);
-			break;
-		case O_RPC:
-			if (count_arg(optarg, &o->rpc) < 0)
-				return uerr("--racks-per-cluster wants a whole number from 1, not '%s'", optarg);
-			break;
-		case O_CPS:
-			if (count_arg(optarg, &o->cps) < 0)
-				return uerr("--clusters-per-site wants a whole number from 1, not '%s'", optarg);
-			break;
-		case O_GPN:
-			if (count_arg(optarg, &o->gpn) < 0 || o->gpn > 1024)
-				return uerr("--gpus-per-node wants a whole number 1..1024, not '%s'", optarg);
-			break;
-		case O_LEVEL: o->level = optarg; break;
-		case O_LEVELS: o->levels = optarg; break;
-		case O_EXCL: o->excl[o->nexcl++] = optarg; break;
-		case O_PERIOD: o->period = optarg; break;
-		case O_FROM: o->from_s = optarg; break;
-		case O_TO: o->to_s = optarg; break;
-		case O_PRICE: {
-			char *end;
-			errno = 0;
-			o->price = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !(o->price >= 0) || o->price > 1e9)
-				return uerr("--price-per-gpu-hour wants a number >= 0, not '%s'", optarg);
-			break;
-		}
-		case O_OFFSET:
-			if (sla_offset_parse(optarg, &o->offset) < 0)
-				return uerr("--time-offset wants +HH:MM, -HH:MM or Z, not '%s'", optarg);
-			break;
-		case O_CUSTOMER: o->customers = optarg; break;
-		case O_JSON: o->json = 1; break;
-		case O_OUT: o->out = optarg; break;
-		case 'v': o->verbose = 1; break;
-		case 'h': usage(stdout); return -1;
-		default:
-			return uerr("unknown or incomplete option '%s'", argv[optind - 1]);
-		}
+	if (o->format_s)
+		sla_format_parse(o->format_s, &o->format);
+	if (o->system_s) {
+		if (sla_system_parse(o->system_s, &o->system) < 0)
+			return uerr("--system wants hgx or nvl72, not '%s'", o->system_s);
+		o->system_set = 1;
 	}
-	while (optind < argc)
-		o->events[o->nevents++] = argv[optind++];
+	if (o->offset_s && sla_offset_parse(o->offset_s, &o->offset) < 0)
+		return uerr("--time-offset wants +HH:MM, -HH:MM or Z, not '%s'", o->offset_s);
 	if (!o->nevents)
 		return uerr("%s", "name at least one history file: --events FILE");
 	if (!o->layout && !o->nodes)
@@ -218,6 +136,12 @@ static int parse(int argc, char **argv, struct opts *o)
 	if (!o->nodes && (o->npr || o->rpc || o->cps || o->gpn || o->system_set))
 		return uerr("%s", "--system, --nodes-per-rack, --racks-per-cluster, --clusters-per-site and "
 				  "--gpus-per-node go with --nodes");
+	return 0;
+}
+
+/* --period YYYY-MM (UTC), or --from and --to. */
+static int check_period(struct opts *o)
+{
 	if (o->period && (o->from_s || o->to_s))
 		return uerr("%s", "--period and --from/--to exclude each other");
 	if (o->period) {
@@ -232,39 +156,56 @@ static int parse(int argc, char **argv, struct opts *o)
 		o->from = sla_time_parse(a, 0);
 		o->to = sla_time_parse(b, 0);
 		snprintf(o->label, sizeof o->label, "%s", o->period);
-	} else if (o->from_s && o->to_s) {
-		o->from = sla_time_parse(o->from_s, o->offset);
-		o->to = sla_time_parse(o->to_s, o->offset);
-		if (o->from == SLA_NOTIME)
-			return uerr("--from wants an RFC 3339 time, not '%s'", o->from_s);
-		if (o->to == SLA_NOTIME)
-			return uerr("--to wants an RFC 3339 time, not '%s'", o->to_s);
-		if (o->to <= o->from)
-			return uerr("--to %s is not after --from", o->to_s);
-		char a[40], b[40];
-		sla_time_fmt(o->from, a, sizeof a);
-		sla_time_fmt(o->to, b, sizeof b);
-		snprintf(o->label, sizeof o->label, "%s..%s", a, b);
-	} else {
-		return uerr("%s", "the billing period is missing: --period YYYY-MM, or --from TIME --to TIME");
+		return 0;
 	}
+	if (!o->from_s || !o->to_s)
+		return uerr("%s", "the billing period is missing: --period YYYY-MM, or --from TIME --to TIME");
+	o->from = sla_time_parse(o->from_s, o->offset);
+	o->to = sla_time_parse(o->to_s, o->offset);
+	if (o->from == SLA_NOTIME)
+		return uerr("--from wants an RFC 3339 time, not '%s'", o->from_s);
+	if (o->to == SLA_NOTIME)
+		return uerr("--to wants an RFC 3339 time, not '%s'", o->to_s);
+	if (o->to <= o->from)
+		return uerr("--to %s is not after --from", o->to_s);
+	char a[40], b[40];
+	sla_time_fmt(o->from, a, sizeof a);
+	sla_time_fmt(o->to, b, sizeof b);
+	snprintf(o->label, sizeof o->label, "%s..%s", a, b);
 	return 0;
 }
 
-/* The whole file ("-": standard input) through the one input reader
- * (core/readfile.h): capped for event histories, a device or directory
- * refused, a pipe bounded; NULL with a message and *rc (66 missing or
- * unreadable, 65 not a file, too large, or a read error). */
-static char *slurp(const char *path, size_t *len, int *rc)
+/* 0 to go on; -1 after --help; an exit code on a usage error. */
+static int parse(int argc, char **argv, struct opts *o)
 {
-	char *buf = NULL, *err = NULL;
-	if ((*rc = read_input(path, INPUT_EVENTS, &buf, len, &err)) != 0) {
-		fprintf(stderr, "cmax sla: %s\n", ts_str(err));
-		free(err);
-		return NULL;
-	}
-	return buf;
+	memset(o, 0, sizeof *o);
+	o->price = -1;
+	struct opt_parser p = { .cmd = "sla", .defs = sla_options, .dst = o, .max_positional = -1,
+				.help_head = sla_help_head, .help_tail = sla_help_tail };
+	enum opt_status st = opt_parse(&p, argc, argv);
+	/* the history files: --events in order, then the plain arguments */
+	o->nevents = o->events_opt.n + p.npositional;
+	o->events = xcalloc(o->nevents + 1, sizeof *o->events);
+	for (size_t i = 0; i < o->events_opt.n; i++)
+		o->events[i] = o->events_opt.v[i];
+	for (size_t i = 0; i < p.npositional; i++)
+		o->events[o->events_opt.n + i] = p.positional[i];
+	free(p.positional);
+	int rc = opt_parse_result(st);
+	if (rc)
+		return rc;
+	rc = check_combinations(o);
+	return rc ? rc : check_period(o);
 }
+
+static void opts_release(struct opts *o)
+{
+	free(o->events);
+	opt_list_free(&o->events_opt);
+	opt_list_free(&o->excl);
+}
+
+/* ---- phase 2: the files ---- */
 
 /* YAML or JSON document; NULL with the message printed and *rc set. */
 static json_t *load_doc(const char *path, const char *what, int *rc)
@@ -296,7 +237,7 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 	}
 	char *err = NULL;
 	/* the schema first (core/policyfile.h), then the loader's own checks */
-	if ((*rc = policy_validate(doc, "sla-levels", path, &err)) != 0) {
+	if ((*rc = exit_code_for(policy_validate(doc, "sla-levels", path, &err))) != 0) {
 		fprintf(stderr, "cmax sla: bad levels file: %s\n", ts_str(err));
 		free(err);
 		free(path);
@@ -344,7 +285,7 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 		sla_policy_free(p);
 		return NULL;
 	}
-	if ((*rc = policy_validate(ld, "sla-level", *level, &err)) != 0) {
+	if ((*rc = exit_code_for(policy_validate(ld, "sla-level", *level, &err))) != 0) {
 		fprintf(stderr, "cmax sla: bad level file: %s\n", ts_str(err));
 		free(err);
 		json_decref(ld);
@@ -364,41 +305,214 @@ static struct sla_policy *load_policy(const struct opts *o, const char **level, 
 	return p;
 }
 
-/* --output-file through core/outfile.h: a regular file may be replaced; a
- * device, a symlink or a directory anyone can write is refused (73) */
-static int write_out(const struct opts *o, json_t *doc, const struct sla_run *run)
+/* The layout file, or the --nodes shorthand; --customer-users added. */
+static struct sla_layout *load_layout(const struct opts *o, const struct sla_policy *pol, int *rc)
 {
-	FILE *f = stdout;
-	struct outfile *of = NULL;
 	char *err = NULL;
-	if (o->out && (!(of = outfile_open(o->out, OUTFILE_REPLACE, &err)) || !(f = outfile_stream(of)))) {
-		if (of) {
-			err = xasprintf("cannot write %s: %s", o->out, strerror(errno));
-			outfile_abort(of);
-		}
-		fprintf(stderr, "cmax sla: %s\n", ts_str(err));
-		free(err);
-		return EXIT_CANTCREAT;
+	struct sla_layout *lay;
+	if (o->layout) {
+		json_t *ld = load_doc(o->layout, "layout", rc);
+		if (!ld)
+			return NULL;
+		lay = sla_layout_from_json(ld, &pol->defs, o->layout, &err);
+		json_decref(ld);
+	} else {
+		lay = sla_layout_from_flags(o->nodes, o->system, (int)o->npr, (int)o->rpc, (int)o->cps, (int)o->gpn,
+					    &pol->defs, &err);
 	}
-	if (doc) {
+	if (!lay) {
+		fprintf(stderr, "cmax sla: bad layout: %s\n", ts_str(err));
+		free(err);
+		*rc = o->layout ? EXIT_DATAERR : EXIT_USAGE;
+		return NULL;
+	}
+	if (o->customers) {
+		char *list = xstrdup(o->customers), *save = NULL;
+		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
+			if (*str_trim(t))
+				json_array_append_new(lay->customer_users, json_string(str_trim(t)));
+		free(list);
+	}
+	return lay;
+}
+
+/* Every --exclusions file into one set of windows; an exit code on error. */
+static int load_windows(const struct opts *o, const struct sla_layout *lay, struct sla_windows *win)
+{
+	int rc = 0;
+	for (size_t i = 0; i < o->excl.n; i++) {
+		json_t *wd = load_doc(o->excl.v[i], "exclusions", &rc);
+		if (!wd)
+			return rc;
+		struct sla_windows one;
+		char *err = NULL;
+		int r = sla_windows_from_json(wd, lay, o->excl.v[i], &one, &err);
+		json_decref(wd);
+		if (r < 0) {
+			fprintf(stderr, "cmax sla: bad exclusions: %s\n", ts_str(err));
+			free(err);
+			return EXIT_DATAERR;
+		}
+		win->v = xrealloc(win->v, (win->n + one.n + 1) * sizeof *win->v);
+		memcpy(win->v + win->n, one.v, one.n * sizeof *one.v);
+		win->n += one.n;
+		free(one.v);
+	}
+	return 0;
+}
+
+/* What the report says of one input file. */
+static json_t *input_summary(const char *file, enum sla_format f, const struct sla_parse *p)
+{
+	json_t *in = json_object();
+	json_object_set_new(in, "file", json_string(file));
+	json_object_set_new(in, "format", json_string(sla_format_name(f)));
+	json_object_set_new(in, "records", json_integer(p->records));
+	json_object_set_new(in, "used", json_integer(p->used));
+	json_object_set_new(in, "irrelevant", json_integer(p->irrelevant));
+	char a[40], b[40];
+	sla_time_fmt(p->first, a, sizeof a);
+	sla_time_fmt(p->last, b, sizeof b);
+	json_object_set_new(in, "covers", p->first == SLA_NOTIME ? json_null() : json_pack("{s:s, s:s}", "from", a, "to", b));
+	json_object_set_new(in, "malformed", json_incref(p->malformed));
+	json_object_set_new(in, "notes", json_incref(p->notes));
+	return in;
+}
+
+/* One history file ("-": standard input) through the one input reader
+ * (core/readfile.h: capped for event histories, a device or directory
+ * refused, a pipe bounded), detected unless --format named it, parsed into
+ * ev; its summary appended to inputs. An exit code on error (66 missing or
+ * unreadable, 65 not a file, too large, a read error, or not a history). */
+static int read_history(const struct opts *o, const char *path, struct sla_events *ev, json_t *inputs)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int rc = read_input_or_say("sla", path, INPUT_EVENTS, &buf, &len);
+	if (rc)
+		return rc;
+	enum sla_format f = o->format;
+	const char *why = NULL;
+	if (f == SF_UNKNOWN && (f = sla_detect(buf, len, &why)) == SF_UNKNOWN) {
+		fprintf(stderr, "cmax sla: %s: %s (name it with --format)\n", path, why);
+		free(buf);
+		return EXIT_DATAERR;
+	}
+	struct sla_parse p;
+	char *err = NULL;
+	sla_parse_init(&p, path, ev, o->offset);
+	if (sla_parse_buffer(f, buf, len, &p, &err) < 0) {
+		fprintf(stderr, "cmax sla: %s (read as %s)\n", ts_str(err), sla_format_name(f));
+		free(err);
+		rc = EXIT_DATAERR;
+	} else {
+		json_array_append_new(inputs, input_summary(path, f, &p));
+	}
+	free(buf);
+	sla_parse_release(&p);
+	return rc;
+}
+
+/* ---- phase 3: write ---- */
+
+/* --output-file through core/outfile.h: the JSON document (a regular file
+ * may be replaced; a device, a symlink or a directory anyone can write is
+ * refused, 73). */
+static int write_file(const char *path, const json_t *doc)
+{
+	char *err = NULL;
+	struct outfile *of = outfile_open(path, OUTFILE_REPLACE, &err);
+	FILE *f = of ? outfile_stream(of) : NULL;
+	if (of && !f) {
+		err = xasprintf("cannot write %s: %s", path, strerror(errno));
+		outfile_abort(of);
+	}
+	if (f) {
 		json_dumpf(doc, f, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', f);
-	} else {
-		sla_report_text(run, f);
+		if (outfile_commit(of, &err) == 0)
+			return EXIT_OK;
 	}
-	if (of) {
-		if (outfile_commit(of, &err) != 0) {
-			fprintf(stderr, "cmax sla: %s\n", ts_str(err));
-			free(err);
-			return EXIT_CANTCREAT;
+	fprintf(stderr, "cmax sla: %s\n", ts_str(err));
+	free(err);
+	return EXIT_CANTCREAT;
+}
+
+/* The JSON document (checked against its schema first) to --output-file,
+ * then the report to standard output: JSON with --json, else text. */
+static int write_out(const struct opts *o, const struct sla_run *run)
+{
+	json_t *doc = o->json || o->out ? sla_report_json(run) : NULL;
+	int rc = doc ? exit_code_for(doc_selfcheck(doc, "sla", "sla")) : 0;
+	if (!rc && o->out)
+		rc = write_file(o->out, doc);
+	if (!rc) {
+		if (o->json) {
+			json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
+			fputc('\n', stdout);
+		} else {
+			sla_report_text(run, stdout);
 		}
-		return EXIT_OK;
+		if (ferror(stdout) || fflush(stdout) != 0) {
+			fprintf(stderr, "cmax sla: cannot write standard output\n");
+			rc = EXIT_CANTCREAT;
+		}
 	}
-	if (ferror(f) || fflush(f) != 0) {
-		fprintf(stderr, "cmax sla: cannot write standard output\n");
-		return EXIT_CANTCREAT;
+	json_decref(doc);
+	return rc;
+}
+
+/* ---- the command ---- */
+
+struct sla_state {
+	struct sla_policy *pol;
+	const char *level;
+	struct sla_layout *lay;
+	struct sla_events ev;
+	struct sla_windows win;
+	json_t *inputs;
+	struct sla_result **all;
+	size_t nall;
+};
+
+/* Levels, layout, exclusions and histories; an exit code on error. */
+static int prepare(const struct opts *o, struct sla_state *s)
+{
+	int rc = 0;
+	if (!(s->pol = load_policy(o, &s->level, &rc)) || !(s->lay = load_layout(o, s->pol, &rc)))
+		return rc;
+	if ((rc = load_windows(o, s->lay, &s->win)) != 0)
+		return rc;
+	for (size_t i = 0; i < o->nevents && !rc; i++)
+		rc = read_history(o, o->events[i], &s->ev, s->inputs);
+	return rc;
+}
+
+/* The engine once per level of the policy (the report compares them);
+ * the chosen level's result. */
+static const struct sla_result *compute(const struct opts *o, struct sla_state *s)
+{
+	const struct sla_result *res = NULL;
+	s->nall = s->pol->nlevels;
+	s->all = xcalloc(s->nall, sizeof *s->all);
+	for (size_t i = 0; i < s->nall; i++) {
+		s->all[i] = sla_compute(s->lay, &s->ev, &s->win, &s->pol->defs, &s->pol->levels[i], o->from, o->to);
+		if (!strcasecmp(s->pol->levels[i].name, s->level))
+			res = s->all[i];
 	}
-	return EXIT_OK;
+	return res;
+}
+
+static void state_release(struct sla_state *s)
+{
+	for (size_t i = 0; i < s->nall; i++)
+		sla_result_free(s->all[i]);
+	free(s->all);
+	json_decref(s->inputs);
+	sla_windows_free(&s->win);
+	sla_events_free(&s->ev);
+	sla_layout_free(s->lay);
+	sla_policy_free(s->pol);
 }
 
 int cmd_sla(int argc, char **argv)
@@ -406,125 +520,19 @@ int cmd_sla(int argc, char **argv)
 	struct opts o;
 	int rc = parse(argc, argv, &o);
 	if (rc) {
-		free(o.events);
-		free(o.excl);
+		opts_release(&o);
 		return rc < 0 ? EXIT_OK : rc;
 	}
-	const char *level = NULL;
-	struct sla_policy *pol = NULL;
-	struct sla_layout *lay = NULL;
-	struct sla_events ev = { 0 };
-	struct sla_windows win = { 0 };
-	json_t *inputs = json_array();
-	struct sla_result **all = NULL, *res = NULL;
-	size_t nall = 0;
-	char *err = NULL;
-
-	pol = load_policy(&o, &level, &rc);
-	if (!pol)
-		goto done;
-	if (o.layout) {
-		json_t *ld = load_doc(o.layout, "layout", &rc);
-		if (!ld)
-			goto done;
-		lay = sla_layout_from_json(ld, &pol->defs, o.layout, &err);
-		json_decref(ld);
-	} else {
-		lay = sla_layout_from_flags(o.nodes, o.system, (int)o.npr, (int)o.rpc, (int)o.cps, (int)o.gpn, &pol->defs,
-					    &err);
+	struct sla_state s = { .inputs = json_array() };
+	rc = prepare(&o, &s);
+	if (!rc) {
+		const struct sla_result *res = compute(&o, &s);
+		struct sla_run run = { .l = s.lay, .ev = &s.ev, .w = &s.win, .pol = s.pol, .res = res, .all = s.all,
+				       .nall = s.nall, .inputs = s.inputs, .period_label = o.label, .price = o.price,
+				       .verbose = o.verbose };
+		rc = write_out(&o, &run);
 	}
-	if (!lay) {
-		fprintf(stderr, "cmax sla: bad layout: %s\n", ts_str(err));
-		rc = o.layout ? EXIT_DATAERR : EXIT_USAGE;
-		goto done;
-	}
-	if (o.customers) {
-		char *list = xstrdup(o.customers), *save = NULL;
-		for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save))
-			if (*str_trim(t))
-				json_array_append_new(lay->customer_users, json_string(str_trim(t)));
-		free(list);
-	}
-	for (size_t i = 0; i < o.nexcl; i++) {
-		json_t *wd = load_doc(o.excl[i], "exclusions", &rc);
-		if (!wd)
-			goto done;
-		struct sla_windows one;
-		int r = sla_windows_from_json(wd, lay, o.excl[i], &one, &err);
-		json_decref(wd);
-		if (r < 0) {
-			fprintf(stderr, "cmax sla: bad exclusions: %s\n", ts_str(err));
-			rc = EXIT_DATAERR;
-			goto done;
-		}
-		win.v = xrealloc(win.v, (win.n + one.n + 1) * sizeof *win.v);
-		memcpy(win.v + win.n, one.v, one.n * sizeof *one.v);
-		win.n += one.n;
-		free(one.v);
-	}
-	for (size_t i = 0; i < o.nevents; i++) {
-		size_t len = 0;
-		char *buf = slurp(o.events[i], &len, &rc);
-		if (!buf)
-			goto done;
-		enum sla_format f = o.format;
-		const char *why = NULL;
-		if (f == SF_UNKNOWN && (f = sla_detect(buf, len, &why)) == SF_UNKNOWN) {
-			fprintf(stderr, "cmax sla: %s: %s (name it with --format)\n", o.events[i], why);
-			free(buf);
-			rc = EXIT_DATAERR;
-			goto done;
-		}
-		struct sla_parse p;
-		sla_parse_init(&p, o.events[i], &ev, o.offset);
-		if (sla_parse_buffer(f, buf, len, &p, &err) < 0) {
-			fprintf(stderr, "cmax sla: %s (read as %s)\n", ts_str(err), sla_format_name(f));
-			free(buf);
-			sla_parse_release(&p);
-			rc = EXIT_DATAERR;
-			goto done;
-		}
-		free(buf);
-		json_t *in = json_object();
-		json_object_set_new(in, "file", json_string(o.events[i]));
-		json_object_set_new(in, "format", json_string(sla_format_name(f)));
-		json_object_set_new(in, "records", json_integer(p.records));
-		json_object_set_new(in, "used", json_integer(p.used));
-		json_object_set_new(in, "irrelevant", json_integer(p.irrelevant));
-		char a[40], b[40];
-		sla_time_fmt(p.first, a, sizeof a);
-		sla_time_fmt(p.last, b, sizeof b);
-		json_object_set_new(in, "covers", p.first == SLA_NOTIME ? json_null() : json_pack("{s:s, s:s}", "from", a, "to", b));
-		json_object_set_new(in, "malformed", json_incref(p.malformed));
-		json_object_set_new(in, "notes", json_incref(p.notes));
-		json_array_append_new(inputs, in);
-		sla_parse_release(&p);
-	}
-	nall = pol->nlevels;
-	all = xcalloc(nall, sizeof *all);
-	for (size_t i = 0; i < nall; i++) {
-		all[i] = sla_compute(lay, &ev, &win, &pol->defs, &pol->levels[i], o.from, o.to);
-		if (!strcasecmp(pol->levels[i].name, level))
-			res = all[i];
-	}
-	struct sla_run run = { .l = lay, .ev = &ev, .w = &win, .pol = pol, .res = res, .all = all, .nall = nall,
-			       .inputs = inputs, .period_label = o.label, .price = o.price, .verbose = o.verbose };
-	json_t *doc = o.json ? sla_report_json(&run) : NULL;
-	rc = doc ? doc_selfcheck(doc, "sla", "sla") : 0;
-	if (!rc)
-		rc = write_out(&o, doc, &run);
-	json_decref(doc);
-done:
-	free(err);
-	for (size_t i = 0; i < nall; i++)
-		sla_result_free(all[i]);
-	free(all);
-	json_decref(inputs);
-	sla_windows_free(&win);
-	sla_events_free(&ev);
-	sla_layout_free(lay);
-	sla_policy_free(pol);
-	free(o.events);
-	free(o.excl);
+	state_release(&s);
+	opts_release(&o);
 	return rc;
 }

@@ -4,13 +4,64 @@
  * down at once) -> downtime, availability, credits, termination. Pure;
  * every interval keeps the events that produced it and every cut the
  * windows that made it. */
-#include "model.h"
+#include "sla/engine.h"
 #include "core/strbuf.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const issue_names[IS__COUNT] = {
+	"outside_period", "clipped", "never_came_back", "merged", "unknown_node", "not_down", "unmapped_state",
+	"customer_initiated", "empty_interval", "cluster_record", "exclusion_not_accepted", "exclusion_no_nodes",
+};
+
+const char *sla_issue_name(enum sla_issue_kind k)
+{
+	return (unsigned)k < IS__COUNT ? issue_names[k] : "?";
+}
+
+/* ---- ids ---- */
+
+void sla_ids_add(struct sla_ids *a, size_t v)
+{
+	if (a->n == a->cap) {
+		a->cap = a->cap ? a->cap * 2 : 4;
+		a->v = xrealloc(a->v, a->cap * sizeof *a->v);
+	}
+	a->v[a->n++] = v;
+}
+
+void sla_ids_addall(struct sla_ids *a, const struct sla_ids *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		sla_ids_add(a, b->v[i]);
+}
+
+static int cmp_size(const void *x, const void *y)
+{
+	size_t a = *(const size_t *)x, b = *(const size_t *)y;
+	return a < b ? -1 : a > b;
+}
+
+void sla_ids_uniq(struct sla_ids *a)
+{
+	if (a->n < 2)
+		return;
+	qsort(a->v, a->n, sizeof *a->v, cmp_size);
+	size_t w = 1;
+	for (size_t i = 1; i < a->n; i++)
+		if (a->v[i] != a->v[w - 1])
+			a->v[w++] = a->v[i];
+	a->n = w;
+}
+
+void sla_ids_free(struct sla_ids *a)
+{
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
 
 /* ---- small sets ---- */
 

@@ -3,12 +3,36 @@
  * document order, so every unit's children are one contiguous range (see
  * model.h); names are unique across the whole layout, so a record may name
  * a rack or a cluster as well as a node. */
-#include "model.h"
+#include "sla/model.h"
 #include "core/strbuf.h"
 #include "parse/hostlist.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const sys_names[SYS__COUNT] = { "hgx", "nvl72" };
+
+const char *sla_system_name(enum sla_system s)
+{
+	return (unsigned)s < SYS__COUNT ? sys_names[s] : "?";
+}
+
+int sla_system_parse(const char *s, enum sla_system *out)
+{
+	for (int i = 0; i < SYS__COUNT; i++)
+		if (s && !strcasecmp(s, sys_names[i])) {
+			*out = (enum sla_system)i;
+			return 0;
+		}
+	return -1;
+}
+
+static const char *const scope_names[SC__COUNT] = { "node", "rack", "cluster", "site" };
+
+const char *sla_scope_name(enum sla_scope s)
+{
+	return (unsigned)s < SC__COUNT ? scope_names[s] : "?";
+}
 
 void sla_layout_free(struct sla_layout *l)
 {

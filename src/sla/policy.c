@@ -3,7 +3,7 @@
  * termination threshold, the exclusion kinds accepted), from
  * data/sla-levels.json or files of the same shape; state classification;
  * exclusion windows. A broken file is refused with one line saying where. */
-#include "model.h"
+#include "sla/model.h"
 #include "core/strbuf.h"
 #include "parse/hostlist.h"
 
@@ -11,6 +11,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const class_names[CL__COUNT] = { "down", "drain", "up", "not_counted", "unmapped" };
+
+const char *sla_class_name(enum sla_class c)
+{
+	return (unsigned)c < CL__COUNT ? class_names[c] : "?";
+}
 
 static const char *const class_keys[CL__COUNT] = { "down", "drain", "up", "not_counted", NULL };
 

@@ -2,9 +2,10 @@
  * intervals, sources and exclusions behind it, and a text report that
  * shows the same figures for people (-v adds the intervals). The graded
  * rows use the common result model (core/result.h). */
-#include "report.h"
+#include "sla/report.h"
 #include "core/result.h"
 #include "core/strbuf.h"
+#include "report/report.h"
 #include "core/termsafe.h"
 #include "config.h"
 
@@ -111,11 +112,8 @@ static json_t *ival_json(const struct sla_run *r, enum sla_scope s, const struct
 		json_object_set_new(o, "down", down);
 		json_object_set_new(o, "nodes_down", nodes);
 	}
-	json_object_set_new(o, "states", states);
-	json_object_set_new(o, "reasons", reasons);
-	json_object_set_new(o, "sources", src);
-	json_object_set_new(o, "end_sources", esrc);
-	json_object_set_new(o, "never_came_back", json_boolean(iv->open));
+	json_object_update_new(o, json_pack("{s:o, s:o, s:o, s:o, s:b}", "states", states, "reasons", reasons,
+					    "sources", src, "end_sources", esrc, "never_came_back", iv->open != 0));
 	json_object_set_new(o, "clipped", json_boolean(iv->clipped_start || iv->clipped_end));
 	json_object_set_new(o, "merged", json_integer((json_int_t)iv->merged));
 	if (json_array_size(notes))
@@ -370,11 +368,7 @@ int sla_report_input_problems(const struct sla_run *r)
 
 static struct result *row(const char *id, const char *title)
 {
-	struct result *x = result_new(NULL, NULL);
-	x->id = xstrdup(id);
-	x->profile = xstrdup("sla");
-	x->title = xstrdup(title);
-	return x;
+	return result_new(id, "sla", title, NULL);
 }
 
 static json_t *results_json(const struct sla_run *r)
@@ -565,10 +559,7 @@ static json_t *comparison_json(const struct sla_run *r)
 json_t *sla_report_json(const struct sla_run *r)
 {
 	const struct sla_result *res = r->res;
-	json_t *doc = json_object();
-	json_object_set_new(doc, "schema", json_string("cmax.sla/1"));
-	json_object_set_new(doc, "tool", json_string("cmax"));
-	json_object_set_new(doc, "tool_version", json_string(CMAX_VERSION));
+	json_t *doc = report_doc_new("cmax.sla/1");
 	json_t *p = json_object();
 	json_object_set_new(p, "label", json_string(r->period_label));
 	json_object_set_new(p, "from", jtime(res->from));
@@ -683,7 +674,8 @@ static void print_ival(const struct sla_run *r, enum sla_scope s, const struct s
 	}
 }
 
-void sla_report_text(const struct sla_run *r, FILE *f)
+/* The header: period, level, layout, inputs; then the table per scope. */
+static void text_summary(const struct sla_run *r, FILE *f)
 {
 	const struct sla_result *res = r->res;
 	const struct sla_level *lv = res->level;
@@ -726,6 +718,13 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 			ss.down, ts_str(w && w->downtime ? r->l->u[s][ss.worst].name : "-"), d, p, tg, ss.below, cr);
 	}
 	fprintf(f, "(worst: the lowest availability of the scope; credit: its tier)\n");
+}
+
+/* Credits (in money with a price), the nodes owed, and termination. */
+static void text_credits(const struct sla_run *r, FILE *f)
+{
+	const struct sla_result *res = r->res;
+	const struct sla_level *lv = res->level;
 	fprintf(f, "\ncredits: %.4f%% of the period's fee (GPU-weighted; per node the highest of its scopes, cap %g%%), "
 		   "%.3f GPU-hours",
 		res->credit_pct_weighted, lv->credit_cap_pct, res->credit_gpu_hours);
@@ -759,7 +758,14 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 		first = 0;
 	}
 	fprintf(f, "%s\n", first ? " (no threshold in this level)" : ")");
+}
 
+/* Every unit with downtime (or unknown availability), site first; -v:
+ * with its intervals. */
+static void text_units(const struct sla_run *r, FILE *f)
+{
+	const struct sla_result *res = r->res;
+	char d[48], p[32];
 	fprintf(f, "\ndowntime by unit:\n");
 	int any = 0;
 	for (int s = SC__COUNT - 1; s >= 0; s--)
@@ -788,52 +794,71 @@ void sla_report_text(const struct sla_run *r, FILE *f)
 		}
 	if (!any)
 		fprintf(f, "  none: every unit was up for the whole period\n");
+}
 
-	size_t nmal = 0, nnotes = 0;
+/* Malformed records, the engine's issues, layout warnings and notes. */
+static void text_issues(const struct sla_run *r, FILE *f)
+{
+	const struct sla_result *res = r->res;
+	size_t nmal = 0, nnotes = 0, i;
+	json_t *in;
 	json_array_foreach(r->inputs, i, in) {
 		nmal += json_array_size(json_object_get(in, "malformed"));
 		nnotes += json_array_size(json_object_get(in, "notes"));
 	}
-	if (nmal || res->nissues || json_array_size(r->l->warnings) || nnotes) {
-		fprintf(f, "\nissues (not counted unless said):\n");
-		json_array_foreach(r->inputs, i, in) {
-			size_t k;
-			json_t *m;
-			json_array_foreach(json_object_get(in, "malformed"), k, m)
-				fprintf(f, "  %-22s %s: %s\n", "malformed", ts_str(json_string_value(json_object_get(m, "source"))),
-					ts_str(json_string_value(json_object_get(m, "why"))));
-		}
-		size_t cap = r->verbose ? (size_t)-1 : 200;
-		for (size_t q = 0; q < res->nissues && q < cap; q++) {
-			const struct sla_issue *is = &res->issues[q];
-			fprintf(f, "  %-22s %s: %s\n", sla_issue_name(is->kind), ts_str(issue_source(r, is)), ts_str(is->why));
-		}
-		if (res->nissues > cap)
-			fprintf(f, "  ... %zu more (-v lists them all; --json has them)\n", res->nissues - cap);
+	if (!nmal && !res->nissues && !json_array_size(r->l->warnings) && !nnotes)
+		return;
+	fprintf(f, "\nissues (not counted unless said):\n");
+	json_array_foreach(r->inputs, i, in) {
 		size_t k;
 		json_t *m;
-		json_array_foreach(r->l->warnings, k, m)
-			fprintf(f, "  %-22s %s\n", "layout", ts_str(json_string_value(m)));
-		json_array_foreach(r->inputs, i, in)
-			json_array_foreach(json_object_get(in, "notes"), k, m)
-				fprintf(f, "  %-22s %s: %s\n", "note", ts_str(json_string_value(json_object_get(m, "source"))),
-					ts_str(json_string_value(json_object_get(m, "note"))));
+		json_array_foreach(json_object_get(in, "malformed"), k, m)
+			fprintf(f, "  %-22s %s: %s\n", "malformed", ts_str(json_string_value(json_object_get(m, "source"))),
+				ts_str(json_string_value(json_object_get(m, "why"))));
 	}
-	if (r->nall > 1) {
-		fprintf(f, "\nlevels compared (the same history):\n");
-		for (size_t q = 0; q < r->nall; q++) {
-			const struct sla_result *x = r->all[q];
-			fprintf(f, "  %-10s credit %8.4f%% (%.3f GPU-hours)", ts_str(x->level->name), x->credit_pct_weighted,
-				x->credit_gpu_hours);
-			for (int s = 0; s < SC__COUNT; s++) {
-				struct scope_sum ss;
-				summarize(x, (enum sla_scope)s, &ss);
-				fprintf(f, ", %zu %s%s below", ss.below, sla_scope_name((enum sla_scope)s), ss.below == 1 ? "" : "s");
-			}
-			fprintf(f, ", termination %s\n",
-				x->termination == 1 ? "CROSSED" : x->termination == 0 ? "no" : "unknown");
+	size_t cap = r->verbose ? (size_t)-1 : 200;
+	for (size_t q = 0; q < res->nissues && q < cap; q++) {
+		const struct sla_issue *is = &res->issues[q];
+		fprintf(f, "  %-22s %s: %s\n", sla_issue_name(is->kind), ts_str(issue_source(r, is)), ts_str(is->why));
+	}
+	if (res->nissues > cap)
+		fprintf(f, "  ... %zu more (-v lists them all; --json has them)\n", res->nissues - cap);
+	size_t k;
+	json_t *m;
+	json_array_foreach(r->l->warnings, k, m)
+		fprintf(f, "  %-22s %s\n", "layout", ts_str(json_string_value(m)));
+	json_array_foreach(r->inputs, i, in)
+		json_array_foreach(json_object_get(in, "notes"), k, m)
+			fprintf(f, "  %-22s %s: %s\n", "note", ts_str(json_string_value(json_object_get(m, "source"))),
+				ts_str(json_string_value(json_object_get(m, "note"))));
+}
+
+/* Every level of the policy on the same history. */
+static void text_levels(const struct sla_run *r, FILE *f)
+{
+	if (r->nall <= 1)
+		return;
+	fprintf(f, "\nlevels compared (the same history):\n");
+	for (size_t q = 0; q < r->nall; q++) {
+		const struct sla_result *x = r->all[q];
+		fprintf(f, "  %-10s credit %8.4f%% (%.3f GPU-hours)", ts_str(x->level->name), x->credit_pct_weighted,
+			x->credit_gpu_hours);
+		for (int s = 0; s < SC__COUNT; s++) {
+			struct scope_sum ss;
+			summarize(x, (enum sla_scope)s, &ss);
+			fprintf(f, ", %zu %s%s below", ss.below, sla_scope_name((enum sla_scope)s), ss.below == 1 ? "" : "s");
 		}
+		fprintf(f, ", termination %s\n", x->termination == 1 ? "CROSSED" : x->termination == 0 ? "no" : "unknown");
 	}
+}
+
+void sla_report_text(const struct sla_run *r, FILE *f)
+{
+	text_summary(r, f);
+	text_credits(r, f);
+	text_units(r, f);
+	text_issues(r, f);
+	text_levels(r, f);
 	if (!r->verbose)
 		fprintf(f, "\n(-v lists every interval with its sources; --json has everything)\n");
 }

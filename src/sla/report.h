@@ -3,7 +3,7 @@
 #ifndef CMAX_SLA_REPORT_H
 #define CMAX_SLA_REPORT_H
 #include <stdio.h>
-#include "model.h"
+#include "sla/engine.h"
 
 struct sla_run {
 	const struct sla_layout *l;

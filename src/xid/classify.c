@@ -176,12 +176,158 @@ static int other_xid(struct xid_assessment *a, int code)
 	return 0;
 }
 
+/* Xid 48, 171, 172: uncorrectable ECC, worse with row remapping beside it. */
+static void xid_ecc(struct xid_assessment *a, struct xid_hit *h)
+{
+	if (gpu_hit(a, 63, h->dev) || gpu_hit(a, 64, h->dev)) {
+		h->action = amax(h->action, XA_DRAIN_AND_RESET);
+		h->reason = xasprintf("uncorrectable ECC error with row remapping (Xid 63/64) "
+				      "on the same GPU: drain, then reset (WORKFLOW_XID_48)");
+	} else {
+		h->action = amax(h->action, XA_RESET_GPU);
+		h->reason = xasprintf("uncorrectable ECC error without Xid 63/64: reset the GPU "
+				      "(WORKFLOW_XID_48, solo)");
+	}
+}
+
+/* Xid 94: contained memory error; the driver's RST/D-RST say what it needs. */
+static void xid_contained(struct xid_hit *h, const struct xid_info *x)
+{
+	if (h->drst) {
+		h->action = XA_DRAIN_AND_RESET;
+		h->reason = xasprintf("contained memory error, driver asks for drain and reset "
+				      "(D-RST: Yes)");
+	} else if (h->rst) {
+		h->action = XA_RESET_GPU;
+		h->reason = xasprintf("contained memory error, driver asks for a GPU reset (RST: Yes)");
+	} else {
+		h->reason = xasprintf("contained memory error: only the affected application "
+				      "restarts (%s)", x->immediate);
+	}
+}
+
+/* Xid 95: uncontained memory error. */
+static void xid_uncontained(struct xid_hit *h)
+{
+	if (h->drst) {
+		h->action = amax(h->action, XA_DRAIN_AND_RESET);
+		h->reason = xasprintf("uncontained memory error, driver asks for drain and reset "
+				      "(D-RST: Yes)");
+	} else {
+		h->action = amax(h->action, XA_RESET_GPU);
+		h->reason = xasprintf("uncontained memory error: reset the GPU before new work");
+	}
+}
+
+/* Xid 79 (or the driver's fallen-off-the-bus notice). */
+static void xid_off_bus(struct xid_hit *h, const struct xid_info *x)
+{
+	h->action = amax(h->action, XA_REBOOT);
+	if (h->implied && !h->count)
+		h->reason = xasprintf("GPU has fallen off the bus (driver notice, no Xid line): "
+				      "reboot the node");
+	else
+		h->reason = xasprintf("GPU has fallen off the bus: reboot the node (%s)",
+				      x->immediate);
+}
+
+/* Xid 119, 120: GSP; Xid 154 on the same GPU may ask for more. */
+static void xid_gsp(struct xid_assessment *a, struct xid_hit *h)
+{
+	enum xid_action r;
+	if (gpu_recovery(a, h->dev, &r) == 0 && r > h->action) {
+		h->action = r;
+		h->reason = xasprintf("%s, and Xid 154 on this GPU asks for %s",
+				      h->code == 119 ? "GSP RPC timeout" : "GSP error",
+				      xid_action_name(r));
+	} else {
+		h->reason = xasprintf("%s: reset the GPU (power-cycle if it persists)",
+				      h->code == 119 ? "GSP RPC timeout" : "GSP error");
+	}
+}
+
+/* Xid 154: the driver's recovery action, worst over the period. */
+static void xid_recovery(struct xid_hit *h)
+{
+	enum xid_action r;
+	if (h->rec_worst < 0) {
+		h->reason = xasprintf("recovery action change without a readable target value");
+	} else if (recovery_action(h->rec_worst, &r) < 0) {
+		h->action = XA_CONTACT_SUPPORT;
+		h->reason = xasprintf("recovery action changed to unknown value 0x%x",
+				      (unsigned)h->rec_worst);
+	} else {
+		h->action = r;
+		if (h->rec_last >= 0 && h->rec_last != h->rec_worst)
+			h->reason = xasprintf("driver recovery action went to 0x%x (%s); latest 0x%x",
+					      (unsigned)h->rec_worst, recovery_names[h->rec_worst],
+					      (unsigned)h->rec_last);
+		else
+			h->reason = xasprintf("driver recovery action went to 0x%x (%s)",
+					      (unsigned)h->rec_worst, recovery_names[h->rec_worst]);
+	}
+}
+
+/* Xid 45: preemptive cleanup, which follows another Xid when there is one. */
+static void xid_cleanup(struct xid_assessment *a, struct xid_hit *h)
+{
+	int o;
+	if ((o = other_xid(a, 45))) {
+		h->action = XA_NONE;
+		h->reason = xasprintf("preemptive cleanup alongside Xid %d: follow that Xid "
+				      "(WORKFLOW_XID_45, not solo)", o);
+	} else {
+		h->reason = xasprintf("preemptive channel teardown seen alone: restart the "
+				      "application (WORKFLOW_XID_45, solo)");
+	}
+}
+
+/* Xid 13, 31, 43: application faults; the GPU stays in service. */
+static void xid_app_fault(struct xid_hit *h, const struct xid_info *x)
+{
+	if (h->action > XA_RESTART_APP)
+		h->action = XA_RESTART_APP;
+	if (h->count > 1)
+		h->reason = xasprintf("%s, %d times on this GPU: if one app repeats it, check the "
+				      "app; if it repeats across apps, run DCGM diagnostics (%s)",
+				      x->description, h->count,
+				      x->investigatory[0] ? x->investigatory : "investigate");
+	else
+		h->reason = xasprintf("%s: application fault, the GPU stays in service",
+				      x->description);
+}
+
+/* Xid 74, 144-150: NVLink, by whether the driver called it fatal. */
+static void xid_nvlink(struct xid_hit *h, const struct xid_info *x)
+{
+	if (h->fatal) {
+		h->reason = xasprintf("fatal NVLink error (%s): reset the GPU", x->immediate);
+	} else if (h->nonfatal) {
+		h->action = XA_NONE;
+		h->reason = xasprintf("non-fatal NVLink error: no action; decode the registers "
+				      "if it repeats (%s)", x->immediate);
+	} else {
+		h->reason = xasprintf("NVLink error, fatality not stated: reset the GPU to clear "
+				      "(%s)", x->immediate);
+	}
+}
+
+/* Xid 159: matters only with UVM/vGPU in use. */
+static void xid_uvm(const struct xid_classifier *c, struct xid_hit *h, const struct xid_info *x)
+{
+	if (c->opts && c->opts->uvm_in_use) {
+		h->action = amax(h->action, XA_RESET_GPU);
+		h->reason = xasprintf("%s with UVM/vGPU in use: reset the GPU (CHECK_UVM)",
+				      x->description);
+	} else {
+		h->reason = xasprintf("%s, no UVM/vGPU in use: ignore (CHECK_UVM)", x->description);
+	}
+}
+
 static void rule_xid(struct xid_classifier *c, struct xid_hit *h)
 {
 	struct xid_assessment *a = c->a;
 	const struct xid_info *x = xid_catalog_lookup(c->cat, h->code);
-	enum xid_action r;
-	int o;
 
 	if (!x) {
 		h->action = XA_CONTACT_SUPPORT;
@@ -193,125 +339,20 @@ static void rule_xid(struct xid_classifier *c, struct xid_hit *h)
 	switch (h->code) {
 	case 48:
 	case 171:
-	case 172:
-		if (gpu_hit(a, 63, h->dev) || gpu_hit(a, 64, h->dev)) {
-			h->action = amax(h->action, XA_DRAIN_AND_RESET);
-			h->reason = xasprintf("uncorrectable ECC error with row remapping (Xid 63/64) "
-					      "on the same GPU: drain, then reset (WORKFLOW_XID_48)");
-		} else {
-			h->action = amax(h->action, XA_RESET_GPU);
-			h->reason = xasprintf("uncorrectable ECC error without Xid 63/64: reset the GPU "
-					      "(WORKFLOW_XID_48, solo)");
-		}
-		return;
-	case 94:
-		if (h->drst) {
-			h->action = XA_DRAIN_AND_RESET;
-			h->reason = xasprintf("contained memory error, driver asks for drain and reset "
-					      "(D-RST: Yes)");
-		} else if (h->rst) {
-			h->action = XA_RESET_GPU;
-			h->reason = xasprintf("contained memory error, driver asks for a GPU reset (RST: Yes)");
-		} else {
-			h->reason = xasprintf("contained memory error: only the affected application "
-					      "restarts (%s)", x->immediate);
-		}
-		return;
-	case 95:
-		if (h->drst) {
-			h->action = amax(h->action, XA_DRAIN_AND_RESET);
-			h->reason = xasprintf("uncontained memory error, driver asks for drain and reset "
-					      "(D-RST: Yes)");
-		} else {
-			h->action = amax(h->action, XA_RESET_GPU);
-			h->reason = xasprintf("uncontained memory error: reset the GPU before new work");
-		}
-		return;
-	case 79:
-		h->action = amax(h->action, XA_REBOOT);
-		if (h->implied && !h->count)
-			h->reason = xasprintf("GPU has fallen off the bus (driver notice, no Xid line): "
-					      "reboot the node");
-		else
-			h->reason = xasprintf("GPU has fallen off the bus: reboot the node (%s)",
-					      x->immediate);
-		return;
+	case 172: xid_ecc(a, h); return;
+	case 94: xid_contained(h, x); return;
+	case 95: xid_uncontained(h); return;
+	case 79: xid_off_bus(h, x); return;
 	case 119:
-	case 120:
-		if (gpu_recovery(a, h->dev, &r) == 0 && r > h->action) {
-			h->action = r;
-			h->reason = xasprintf("%s, and Xid 154 on this GPU asks for %s",
-					      h->code == 119 ? "GSP RPC timeout" : "GSP error",
-					      xid_action_name(r));
-		} else {
-			h->reason = xasprintf("%s: reset the GPU (power-cycle if it persists)",
-					      h->code == 119 ? "GSP RPC timeout" : "GSP error");
-		}
-		return;
-	case 154:
-		if (h->rec_worst < 0) {
-			h->reason = xasprintf("recovery action change without a readable target value");
-		} else if (recovery_action(h->rec_worst, &r) < 0) {
-			h->action = XA_CONTACT_SUPPORT;
-			h->reason = xasprintf("recovery action changed to unknown value 0x%x",
-					      (unsigned)h->rec_worst);
-		} else {
-			h->action = r;
-			if (h->rec_last >= 0 && h->rec_last != h->rec_worst)
-				h->reason = xasprintf("driver recovery action went to 0x%x (%s); latest 0x%x",
-						      (unsigned)h->rec_worst, recovery_names[h->rec_worst],
-						      (unsigned)h->rec_last);
-			else
-				h->reason = xasprintf("driver recovery action went to 0x%x (%s)",
-						      (unsigned)h->rec_worst, recovery_names[h->rec_worst]);
-		}
-		return;
-	case 45:
-		if ((o = other_xid(a, 45))) {
-			h->action = XA_NONE;
-			h->reason = xasprintf("preemptive cleanup alongside Xid %d: follow that Xid "
-					      "(WORKFLOW_XID_45, not solo)", o);
-		} else {
-			h->reason = xasprintf("preemptive channel teardown seen alone: restart the "
-					      "application (WORKFLOW_XID_45, solo)");
-		}
-		return;
+	case 120: xid_gsp(a, h); return;
+	case 154: xid_recovery(h); return;
+	case 45: xid_cleanup(a, h); return;
 	case 13:
 	case 31:
-	case 43:
-		if (h->action > XA_RESTART_APP)
-			h->action = XA_RESTART_APP;
-		if (h->count > 1)
-			h->reason = xasprintf("%s, %d times on this GPU: if one app repeats it, check the "
-					      "app; if it repeats across apps, run DCGM diagnostics (%s)",
-					      x->description, h->count,
-					      x->investigatory[0] ? x->investigatory : "investigate");
-		else
-			h->reason = xasprintf("%s: application fault, the GPU stays in service",
-					      x->description);
-		return;
+	case 43: xid_app_fault(h, x); return;
 	case 74:
-	case 144: case 145: case 146: case 147: case 148: case 149: case 150:
-		if (h->fatal) {
-			h->reason = xasprintf("fatal NVLink error (%s): reset the GPU", x->immediate);
-		} else if (h->nonfatal) {
-			h->action = XA_NONE;
-			h->reason = xasprintf("non-fatal NVLink error: no action; decode the registers "
-					      "if it repeats (%s)", x->immediate);
-		} else {
-			h->reason = xasprintf("NVLink error, fatality not stated: reset the GPU to clear "
-					      "(%s)", x->immediate);
-		}
-		return;
-	case 159:
-		if (c->opts && c->opts->uvm_in_use) {
-			h->action = amax(h->action, XA_RESET_GPU);
-			h->reason = xasprintf("%s with UVM/vGPU in use: reset the GPU (CHECK_UVM)",
-					      x->description);
-		} else {
-			h->reason = xasprintf("%s, no UVM/vGPU in use: ignore (CHECK_UVM)", x->description);
-		}
-		return;
+	case 144: case 145: case 146: case 147: case 148: case 149: case 150: xid_nvlink(h, x); return;
+	case 159: xid_uvm(c, h, x); return;
 	default:
 		break;
 	}

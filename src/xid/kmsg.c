@@ -4,6 +4,8 @@
  * lines come from files and pipes and may hold NUL bytes or be cut
  * anywhere.  Each scan moves forward only, so a line costs O(length). */
 #include "xid/kmsg.h"
+#include "core/termsafe.h"
+#include "core/timefmt.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -50,15 +52,13 @@ static const char *skip_sp(const char *p, const char *e)
 	return p;
 }
 
-/* Copy as printable ASCII, cut to fit, trailing blanks dropped.  Anything
- * else becomes '?' so callers may hand the text to JSON unchecked. */
+/* Copy as terminal-safe text (core/termsafe.h: controls and invalid UTF-8
+ * escaped), cut to fit, trailing blanks dropped, so callers may hand the
+ * text to JSON or a terminal unchecked. */
 static void copy_clean(char *dst, size_t n, const char *s, const char *e)
 {
-	size_t k = 0;
-	while (s < e && k + 1 < n) {
-		unsigned char c = (unsigned char)*s++;
-		dst[k++] = (c >= 0x20 && c < 0x7f) ? (char)c : '?';
-	}
+	ts_copy(dst, n, s, (size_t)(e - s), 0);
+	size_t k = strlen(dst);
 	while (k > 0 && dst[k - 1] == ' ')
 		k--;
 	dst[k] = 0;
@@ -138,18 +138,6 @@ static void parse_words(const char *p, const char *e, char close, struct kmsg_ev
 
 /* ---- timestamps ---- */
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (era arithmetic, so
- * no table and no libc time zone state). */
-static long long days_from_civil(long long y, int m, int d)
-{
-	y -= m <= 2;
-	long long era = (y >= 0 ? y : y - 399) / 400;
-	long long yoe = y - era * 400;
-	long long doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	long long doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 static int fixed_dec(const char *p, const char *e, int width, int *out)
 {
 	int v = 0;
@@ -164,39 +152,15 @@ static int fixed_dec(const char *p, const char *e, int width, int *out)
 	return 0;
 }
 
-/* YYYY-MM-DD[T ]HH:MM:SS[.,frac][Z|+HH:MM|+HHMM] -> epoch seconds. */
+/* YYYY-MM-DD[T ]HH:MM:SS[.,frac][Z|+HH:MM|+HHMM] -> epoch seconds (core/timefmt.h). */
 static const char *parse_iso(const char *p, const char *e, long long *wall)
 {
-	int y, mo, d, h, mi, s, oh = 0, om = 0, sign = 0;
-	if (fixed_dec(p, e, 4, &y) || e - p < 19 || p[4] != '-' ||
-	    fixed_dec(p + 5, e, 2, &mo) || p[7] != '-' || fixed_dec(p + 8, e, 2, &d) ||
-	    (p[10] != 'T' && p[10] != ' ') || fixed_dec(p + 11, e, 2, &h) || p[13] != ':' ||
-	    fixed_dec(p + 14, e, 2, &mi) || p[16] != ':' || fixed_dec(p + 17, e, 2, &s))
+	int64_t ms;
+	long n = time_parse(p, (size_t)(e - p), TIME_NOZONE | TIME_PREFIX, 0, &ms);
+	if (n < 0)
 		return NULL;
-	if (mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || s > 60)
-		return NULL;
-	p += 19;
-	if (p < e && (*p == '.' || *p == ',')) {
-		p++;
-		while (p < e && isdigit((unsigned char)*p))
-			p++;
-	}
-	if (p < e && *p == 'Z') {
-		p++;
-	} else if (p < e && (*p == '+' || *p == '-')) {
-		sign = *p == '-' ? -1 : 1;
-		if (fixed_dec(p + 1, e, 2, &oh))
-			return NULL;
-		p += 3;
-		if (p < e && *p == ':')
-			p++;
-		if (fixed_dec(p, e, 2, &om))
-			return NULL;
-		p += 2;
-	}
-	*wall = days_from_civil(y, mo, d) * 86400LL + h * 3600LL + mi * 60LL + s -
-		sign * (oh * 3600LL + om * 60LL);
-	return p;
+	*wall = ms >= 0 ? ms / 1000 : (ms - 999) / 1000;
+	return p + n;
 }
 
 /* "[ 1234.567890]" -> microseconds since boot. */

@@ -13,8 +13,9 @@
  * the timestamp needs a known prefix.
  *
  * Work per line is linear and capped at KMSG_MAX_LINE bytes.  All strings
- * in an event are NUL-terminated printable ASCII (other bytes become '?'),
- * so they can go straight into JSON.
+ * in an event are NUL-terminated terminal-safe text (core/termsafe.h:
+ * controls and invalid UTF-8 shown escaped, as \e or \xff), so they can go
+ * straight into JSON and onto a terminal.
  */
 #ifndef CMAX_XID_KMSG_H
 #define CMAX_XID_KMSG_H

@@ -337,6 +337,10 @@ check "no plan: 64" test "$(rc_of "$CMAX" accept)" = 64
 check "--var of an undeclared variable: 64" test "$(rc_of "$CMAX" accept "$PLAN" --var X=1 --dry-run)" = 64
 check "  lists the declared ones" grep -qx 'cmax accept: --var X: the plan declares no such variable (SHARED_PATH, NODE)' "$TMP/err"
 check "--only an unknown test: 64" test "$(rc_of "$CMAX" accept "$PLAN" --only nope --dry-run)" = 64
+check "--only a mistyped test: 64" test "$(rc_of "$CMAX" accept "$PLAN" --only=audti --dry-run)" = 64
+check "  suggests the test" grep -qx "cmax accept: --only audti: the plan has no such test (did you mean 'audit'?)" "$TMP/err"
+check "a mistyped shipped plan: 66" test "$(cd "$TMP" && rc_of "$CMAX" accept hgx-8gp --dry-run)" = 66
+check "  suggests the shipped plan" grep -q "hgx-8gp: no such plan file or shipped plan (did you mean 'hgx-8gpu'?)" "$TMP/err"
 check "--date in another spelling: 64" test "$(rc_of "$CMAX" accept "$PLAN" --date 12/01/2026 --dry-run)" = 64
 check "--dry-run with --from-results: 64" test "$(rc_of "$CMAX" accept "$PLAN" --dry-run --from-results "$TMP/pass")" = 64
 check "--from-results that does not exist: 66" test "$(rc_of "$CMAX" accept "$PLAN" --from-results "$TMP/nothing")" = 66

@@ -25,6 +25,21 @@ expect_rc 64 "bad --timeout" "$CMAX" audit --timeout abc --yes
 expect_rc 64 "bad --tool-timeout" "$CMAX" audit --tool-timeout 0 --yes
 expect_rc 64 "two targets" "$CMAX" audit --vm --container --yes
 expect_rc 64 "-o without --dry-run" "$CMAX" audit -o yaml
+# the one option table (core/options.h): --opt=value, bundled -vvv, no
+# prefixes, "did you mean" for a profile
+expect_rc 64 "a prefix of --timeout is refused" "$CMAX" audit --time 5 --yes
+check "  and names what it abbreviates" grep -q "unknown option '--time' (did you mean '--timeout'?)" "$TMP/err"
+expect_rc 64 "--timeout=0 is judged like --timeout 0" "$CMAX" audit --timeout=0 --yes
+check "  out of range, from the table" grep -q -- "--timeout '0' is out of range (1 to 86400 seconds)" "$TMP/err"
+expect_rc 64 "a mistyped profile" "$CMAX" audit hardwre --yes
+check "  suggests the profile" grep -q "unknown profile 'hardwre' (did you mean 'hardware'?)" "$TMP/err"
+expect_rc 64 "-o text is not a graded-report format" "$CMAX" audit -o text
+expect_rc 64 "audit review: a second PATH" "$CMAX" audit review a b
+check "  says one PATH at most" grep -q "cmax audit review: one PATH at most" "$TMP/err"
+expect_rc 64 "node-collect: a mistyped profile" "$CMAX" node-collect --profile secrity
+check "  suggests the profile" grep -q "did you mean 'security'?" "$TMP/err"
+expect_rc 64 "rate: --gpus=many is judged like --gpus many" "$CMAX" rate --gpus=many "$TMP"
+check "  names the option" grep -q -- "--gpus wants a number such as 7.5, not 'many'" "$TMP/err"
 env -u SLURM_JOB_ID "$CMAX" audit --slurm --yes >"$TMP/out" 2>"$TMP/err" </dev/null
 check "--slurm outside an allocation without --nodes is a usage error (exit $?)" test $? = 64
 check "--slurm says why" grep -q 'needs an allocation' "$TMP/err"

@@ -128,6 +128,12 @@ check "report-only, an application Xid: the 79 is not reported again" test "$(jq
 hc "$R" --log-file "$R.log" --report-only --since
 check "report-only --since: the same 79 read again is not reported again" \
 	sh -c "[ \$(cat $R/rc) = 1 ] && ! grep -q would $R/out && grep -q 'reported before' $R/out"
+check "  without -v: no line per code" sh -c "! grep -q '^  Xid ' $R/out"
+V=$TMP/ro-v
+cp "$R.log" "$V.log"
+hc "$V" --log-file "$V.log" --report-only --since -v
+check "-v: one line per code seen, with its count, device and action" \
+	sh -c "grep -q '^  Xid 79 .*x1 on 0000:5a:00: ' $V/out && grep -q '^  Xid 13 .*x1 on 0000:5a:00: ' $V/out"
 echo "$X48" >>"$R.log"
 hc "$R" --log-file "$R.log" --report-only --json
 check "report-only, a new Xid 48: reported (rc $(rc "$R"))" \

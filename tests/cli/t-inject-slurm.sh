@@ -105,6 +105,9 @@ check "the health program saw the app Xids (state file records node2's log)" gre
 "$CMAX" inject xid 31 --log-file "$TMP/kern-node2.log" --node node2 --yes --i-own-this-node --timeout 3 >"$TMP/i31.txt" 2>&1
 check "text output has a timeline and a verdict" grep -q "^Verdict: PASS: not detected within 3 s (correct" "$TMP/i31.txt"
 check "text output names the injected event" grep -q " injected  NVRM: Xid (PCI:" "$TMP/i31.txt"
+check "text output without -v has no row detail" sh -c '! grep -q "^ *Observed" "$1"' _ "$TMP/i31.txt"
+"$CMAX" inject xid 31 --log-file "$TMP/kern-node2.log" --node node2 --yes --i-own-this-node --timeout 3 -v >"$TMP/i31v.txt" 2>&1
+check "-v adds each row's observed value (the audit's levels)" grep -q "Observed" "$TMP/i31v.txt"
 
 # --- refusals and interruption on the real scheduler
 scontrol update NodeName=node2 State=DRAIN Reason="operator: maintenance"

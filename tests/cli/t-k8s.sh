@@ -140,7 +140,7 @@ empty_opt() { # option [more args...]
 	local opt=$1 out=$TMP/empty${1//-/_}; shift
 	run_k8s healthy "$out" --yes --json --output-dir "$out/run" "$opt" "" "$@"
 	check "$opt \"\": exit 64 (got $(cat "$out/rc"))" test "$(cat "$out/rc")" = 64
-	check "$opt \"\": stderr names the option" grep -q -- "$opt wants a value, not an empty string" "$out/stderr"
+	check "$opt \"\": stderr names the option" grep -q -- "$opt needs a value, not an empty string" "$out/stderr"
 	check "$opt \"\": nothing was run or written" test ! -e "$out/run" -a ! -s "$out/stdout"
 }
 empty_opt --sysroot

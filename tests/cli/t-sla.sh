@@ -221,9 +221,12 @@ expect "$TMP/out" \
 check "hgx text: 0" test "$(rc_of --events hgx/slurmctld.log $HG --level gold --price-per-gpu-hour 2.5)" = 0
 check "text: termination CROSSED with the unit" grep -q "termination: CROSSED (cluster below 97%, site below 99%: iad1 at 98.6111%)" "$TMP/out"
 check "text: money" grep -q "92160.000 GPU-hours = 230400.00 at 2.5 per GPU-hour" "$TMP/out"
-check "--output-file: 0" test "$(rc_of --events hgx/slurmctld.log $HG --json --output-file "$TMP/report.json")" = 0
-check "  nothing on stdout" test ! -s "$TMP/out"
-expect "$TMP/report.json" "  the file has the report" 'd["schema"]' '"cmax.sla/1"'
+# --output-file means what it means for every command: also the JSON document there
+check "--output-file: 0" test "$(rc_of --events hgx/slurmctld.log $HG --output-file "$TMP/report.json")" = 0
+check "  the text report on stdout" grep -q "termination: " "$TMP/out"
+expect "$TMP/report.json" "  the file has the JSON document" 'd["schema"]' '"cmax.sla/1"'
+check "--json --output-file: 0" test "$(rc_of --events hgx/slurmctld.log $HG --json --output-file "$TMP/report2.json")" = 0
+check "  the same document in the file and on stdout" cmp -s "$TMP/out" "$TMP/report2.json"
 
 # --- every input format
 check "k8s events: 0" test "$(rc_of --events formats/k8s-events.json $FM --json)" = 0
@@ -308,5 +311,5 @@ check "impossible records: every run exits 0" test "$(awk '$NF != 0' "$X/rcs")" 
 diag <"$X/errors"
 check "impossible records: listed as malformed with their source, not counted" "$PY" "$FX/extreme.py" --check "$X" "$X"/out-*.out
 check "every sla --json document validates (tests/contract/validate-verdicts.py)" "$PY" "$SRCDIR/tests/contract/validate-verdicts.py" \
-	"$TMP"/{two,three,psv,report,gold,six,platinum,unknown}.json "$TMP/out" "$X"/out-*.out
+	"$TMP"/{two,three,psv,report,report2,gold,six,platinum,unknown}.json "$TMP/out" "$X"/out-*.out
 done_testing

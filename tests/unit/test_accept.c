@@ -9,6 +9,7 @@
 #include "accept/plan.h"
 #include "accept/verdict.h"
 #include "core/exitcodes.h"
+#include "core/timefmt.h"
 #include "core/yamljson.h"
 #include "evidence/evidence.h"
 
@@ -133,12 +134,12 @@ static void test_durations(void)
 	T_STREQ(S(b), "8h", "28800 s spelled");
 	acc_format_duration(61, b, sizeof b);
 	T_STREQ(S(b), "1m1s", "61 s spelled");
-	long d = acc_parse_day("2026-12-15");
+	long d = time_parse_day("2026-12-15");
 	T_INTEQ(d, 20802, "2026-12-15 is day 20802");
 	acc_format_day(d + 7, b, sizeof b);
 	T_STREQ(S(b), "2026-12-22", "a week later");
-	T_OK(acc_parse_day("2026-02-30") == -1 && acc_parse_day("2026-13-01") == -1 && acc_parse_day("2026-1-01") == -1 &&
-		     acc_parse_day("2026-12-15T00:00:00Z") == -1 && acc_parse_day(NULL) == -1,
+	T_OK(time_parse_day("2026-02-30") == -1 && time_parse_day("2026-13-01") == -1 && time_parse_day("2026-1-01") == -1 &&
+		     time_parse_day("2026-12-15T00:00:00Z") == -1 && time_parse_day(NULL) == -1,
 	     "impossible and differently spelled dates refused");
 }
 
@@ -525,7 +526,7 @@ static void test_verdict(void)
 	struct acc_plan p;
 	char *err = NULL;
 	plan_from(GROUPS, &p, &err);
-	long due = acc_parse_day("2026-12-15");
+	long due = time_parse_day("2026-12-15");
 	enum acc_st ok[3] = { AS_PASS, AS_PASS, AS_PASS }, one[3] = { AS_FAIL, AS_PASS, AS_PASS },
 		    inc[3] = { AS_PASS, AS_PASS, AS_INCOMPLETE };
 	struct acc_decision d;
@@ -635,7 +636,7 @@ static void test_previous(void)
 	struct acc_prev pv;
 	char *err = NULL;
 	T_INTEQ(acc_prev_from_json(v, "prev.json", &pv, &err), 0, "an earlier accept document loads (%s)", err ? err : "");
-	T_OK(pv.attempt == 1 && pv.day == acc_parse_day("2026-12-01") && acc_prev_wants(&pv, "a") && !acc_prev_wants(&pv, "b"),
+	T_OK(pv.attempt == 1 && pv.day == time_parse_day("2026-12-01") && acc_prev_wants(&pv, "a") && !acc_prev_wants(&pv, "b"),
 	     "attempt, date and the retest list");
 	struct acc_plan p;
 	plan_from(GROUPS, &p, &err);

@@ -75,6 +75,13 @@ static void test_display(void)
 	char *n = argv_join_quoted(NULL);
 	T_STREQ(n, "", "no argv: empty");
 	free(n);
+	char *args[] = { "--path", "/mnt/my dir", "--json" };
+	char *c = argv_join_command("cmax bench storage", 3, args);
+	T_STREQ(c, "cmax bench storage --path '/mnt/my dir' --json", "a command line: prefix as given, arguments quoted");
+	free(c);
+	c = argv_join_command("cmax audit", 0, NULL);
+	T_STREQ(c, "cmax audit", "a command line without arguments");
+	free(c);
 }
 
 int main(void)

@@ -5,7 +5,7 @@
  * fails a test instead of a verdict. */
 #include "bench/gpu_calc.h"
 #include "bench/cuda_dl.h"
-#include "collect/gpu_models.h"
+#include "policy/gpu_models.h"
 #include "core/datafile.h"
 #include "tap.h"
 #include <math.h>

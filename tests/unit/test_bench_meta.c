@@ -51,7 +51,7 @@ static void test_locks(const char *dir)
 	T_OK(meta_lock_check(dir, &fake_nolock, 2, 100, 1000, &rep) == 0, "no-op lock: ran");
 	T_OK(rep.overlaps > 0, "no-op lock: overlaps detected (%ld)", rep.overlaps);
 	T_OK(rep.lost_updates > 0, "no-op lock: lost counter updates (%ld)", rep.lost_updates);
-	struct result *r = result_new(NULL, "h");
+	struct result *r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_lock(r, "flock", &rep);
 	T_INTEQ(r->status, ST_FAIL, "no-op lock graded FAIL");
 	T_OK(r->summary && strstr(r->summary, "of 200 exclusive flock() locks violated"), "summary has the count: %s",
@@ -59,13 +59,13 @@ static void test_locks(const char *dir)
 	result_free(r);
 
 	struct lock_report ok = { .iterations = 100, .processes = 2 };
-	r = result_new(NULL, "h");
+	r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_lock(r, "fcntl", &ok);
 	T_INTEQ(r->status, ST_PASS, "clean report graded PASS");
 	result_free(r);
 	ok.errors = 3;
 	ok.first_errno = ENOLCK;
-	r = result_new(NULL, "h");
+	r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_lock(r, "fcntl", &ok);
 	T_INTEQ(r->status, ST_FAIL, "ENOLCK from the lock call graded FAIL");
 	result_free(r);
@@ -160,7 +160,7 @@ static void test_node_locks(const char *dir)
 	T_INTEQ(outs[0].errors + outs[1].errors, 0, "node lock flock: no errors");
 	long final = meta_node_lock_counter(dir, "flock");
 	T_INTEQ(final, 120, "node lock flock: counter is 120, no lost update");
-	struct result *r = result_new(NULL, "h");
+	struct result *r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_node_lock(r, "flock", outs, got, names, 2, 60, final);
 	T_INTEQ(r->status, ST_PASS, "node lock flock graded PASS: %s", r->summary ? r->summary : "");
 	T_INTEQ(json_integer_value(json_object_get(r->observed, "violations")), 0, "observed violations 0");
@@ -185,7 +185,7 @@ static void test_node_locks(const char *dir)
 	T_OK(outs[0].overlap_ok && outs[1].overlap_ok, "no-op node lock: rounds overlapped");
 	T_OK(outs[0].overlaps + outs[1].overlaps > 0, "no-op node lock: overlaps seen (%ld)", outs[0].overlaps + outs[1].overlaps);
 	T_OK(final < 200, "no-op node lock: lost counter updates (final %ld of 200)", final);
-	r = result_new(NULL, "h");
+	r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_node_lock(r, "flock", outs, got, names, 2, 100, final);
 	T_INTEQ(r->status, ST_FAIL, "no-op node lock graded FAIL");
 	T_OK(r->summary && strstr(r->summary, "of 200 exclusive flock() locks violated between 2 nodes"),
@@ -199,7 +199,7 @@ static void test_node_locks(const char *dir)
 	run_node_workers(dir, &meta_flock_ops, 2, one, 10, 200, outs, got);
 	T_OK(got[0] && !outs[0].rendezvous_ok, "alone: rendezvous times out");
 	T_INTEQ(outs[0].done, 0, "alone: no round done");
-	r = result_new(NULL, "h");
+	r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_node_lock(r, "flock", outs, got, names, 2, 10, meta_node_lock_counter(dir, "flock"));
 	T_INTEQ(r->status, ST_ERROR, "missing worker graded ERROR");
 	T_OK(r->summary && strstr(r->summary, "1 of 2 lock workers sent no report (node2)"), "names the node: %s",
@@ -208,7 +208,7 @@ static void test_node_locks(const char *dir)
 	got[1] = 1;
 	outs[1] = outs[0];
 	outs[1].worker = 1;
-	r = result_new(NULL, "h");
+	r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_node_lock(r, "flock", outs, got, names, 2, 10, 0);
 	T_INTEQ(r->status, ST_ERROR, "workers that did not meet: ERROR");
 	result_free(r);
@@ -228,7 +228,7 @@ static void test_node_locks(const char *dir)
 	outs[1].worker = 1;
 	outs[1].overlap_ok = 1;
 	got[1] = 1;
-	r = result_new(NULL, "h");
+	r = result_new(NULL, NULL, NULL, "h");
 	meta_grade_node_lock(r, "flock", outs, got, names, 2, 20, meta_node_lock_counter(dir, "nolock"));
 	T_INTEQ(r->status, ST_ERROR, "... and is ERROR, not PASS: %s", r->summary ? r->summary : "");
 	T_OK(r->summary && strstr(r->summary, "did not run at the same time"), "summary says why");

@@ -49,14 +49,14 @@ static json_t *load(const char *text)
 	return d;
 }
 
-/* The document must fail with exit 70 and a message naming the schema, the
+/* The document must fail with CE_INTERNAL (exit 70) and a message naming the schema, the
  * pointer and (when given) a word of the reason. */
 static void refused(const json_t *doc, const char *schema, const char *pointer, const char *why, const char *what)
 {
 	char err[4096], file[128];
 	snprintf(file, sizeof file, "docs/schema/%s.schema.json", schema);
 	int rc = check_capturing(doc, schema, err, sizeof err);
-	T_INTEQ(rc, EXIT_SOFTWARE, "%s: %s is an internal error (70)", schema, what);
+	T_INTEQ(rc, CE_INTERNAL, "%s: %s is an internal error (CE_INTERNAL)", schema, what);
 	T_OK(strstr(err, "internal error") && strstr(err, file) && strstr(err, pointer) && (!why || strstr(err, why)),
 	     "%s: the message names the schema, %s and '%s': %s", schema, pointer, why ? why : "", err);
 }

@@ -61,27 +61,29 @@ int main(void)
 	     "inject document: scheduler as harness, timeline reachable");
 
 	size_t before = s.nrows;
-	T_INTEQ(add(&s, "{\"schema\":\"cmax.audit.plan/1\",\"results\":[]}", &err), EXIT_DATAERR, "a plan is refused");
+	T_INTEQ(add(&s, "{\"schema\":\"cmax.audit.plan/1\",\"results\":[]}", &err), CE_DATA, "a plan is refused");
 	T_OK(err && strstr(err, "cmax.audit.plan/1"), "the error names the schema (%s)", err ? err : "");
 	free(err);
 	T_INTEQ(add(&s, "{\"schema\":\"cmax.audit.results/1\",\"results\":[{\"id\":\"a\",\"status\":\"PASS\"},"
 			"{\"id\":\"b\",\"status\":\"MAYBE\"}]}",
 		    &err),
-		EXIT_DATAERR, "an unknown status is refused");
+		CE_DATA, "an unknown status is refused");
 	free(err);
-	T_INTEQ(add(&s, "{\"schema\":\"cmax.audit.results/1\",\"results\":[{\"status\":\"PASS\"}]}", &err), EXIT_DATAERR,
+	T_INTEQ(add(&s, "{\"schema\":\"cmax.audit.results/1\",\"results\":[{\"status\":\"PASS\"}]}", &err), CE_DATA,
 		"a row without id is refused");
 	free(err);
-	T_INTEQ(add(&s, "[1,2]", &err), EXIT_DATAERR, "not an object");
+	T_INTEQ(add(&s, "[1,2]", &err), CE_DATA, "not an object");
 	free(err);
 	T_INTEQ(s.nrows, before, "a refused document adds no rows");
-	T_INTEQ(ev_load(&s, "/nonexistent/r.json", &err), EXIT_NOINPUT, "missing file");
+	T_INTEQ(ev_load(&s, "/nonexistent/r.json", &err), CE_NOINPUT, "missing file");
 	free(err);
-	T_INTEQ(ev_load(&s, "/", &err), EXIT_NOINPUT, "a directory that is not a run directory");
+	T_INTEQ(exit_code_for(ev_load(&s, "/nonexistent/r.json", &err)), EXIT_NOINPUT, "  a command maps it to 66");
+	free(err);
+	T_INTEQ(ev_load(&s, "/", &err), CE_NOINPUT, "a directory that is not a run directory");
 	T_OK(err && strstr(err, "audit.results.json"), "says what it looked for");
 	free(err);
 	snprintf(path, sizeof path, "%s/tests/fixtures/hosts/misconfig-h100/README", src ? src : ".");
-	T_INTEQ(ev_load(&s, path, &err), EXIT_DATAERR, "a text file is bad data");
+	T_INTEQ(ev_load(&s, path, &err), CE_DATA, "a text file is bad data");
 	T_OK(err && !strchr(err, '\n'), "one-line error");
 	free(err);
 	ev_free(&s);

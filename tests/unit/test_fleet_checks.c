@@ -1,7 +1,7 @@
 /* Fleet findings over hand-made node documents: drift with and without a
  * majority, nodes that did not answer or did not report, the coverage row,
  * and the merge of node documents into report rows. */
-#include "audit/ctx.h"
+#include "engine/context.h"
 #include "checks/checks.h"
 #include "fleet/fleet.h"
 #include "core/strbuf.h"
@@ -71,7 +71,7 @@ static void set_fleet(struct audit_ctx *ctx, const struct node_spec *s, size_t n
 static struct result *run(struct audit_ctx *ctx, const char *id)
 {
 	const struct check_def *d = check_find(id);
-	struct result *r = result_new(d, "cluster");
+	struct result *r = check_result_new(d, "cluster");
 	d->fn(ctx, r);
 	return r;
 }

@@ -498,8 +498,8 @@ static void embedded(void)
 	free(err);
 
 	json_t *doc = json_pack("{s:s, s:{s:s}}", "schema", "cmax.thresholds/1", "platform", "hbm_numa_min_gib", "64");
-	int rc = policy_validate(doc, "thresholds", "data/thresholds.json", &err);
-	T_INTEQ(rc, EXIT_DATAERR, "policy_validate: a violation is 65");
+	enum cmax_err rc = policy_validate(doc, "thresholds", "data/thresholds.json", &err);
+	T_INTEQ(rc, CE_DATA, "policy_validate: a violation is CE_DATA");
 	T_STREQ(err, "data/thresholds.json: /platform/hbm_numa_min_gib: expected number, got string",
 		"policy_validate: FILE: POINTER: message");
 	free(err);
@@ -518,12 +518,15 @@ static void embedded(void)
 		fclose(f);
 	}
 	rc = policy_check(path, "health-policy", POLICY_JSON, &err);
-	T_OK(rc == EXIT_DATAERR && err && strstr(err, ": /overrides/63: 'explode' is not one of none, restart_app"),
-	     "policy_check: a file that breaks its schema is 65 (%s)", err ? err : "");
+	T_OK(rc == CE_DATA && err && strstr(err, ": /overrides/63: 'explode' is not one of none, restart_app"),
+	     "policy_check: a file that breaks its schema is CE_DATA (%s)", err ? err : "");
 	free(err);
 	unlink(path);
 	rc = policy_check(path, "health-policy", POLICY_JSON, &err);
-	T_INTEQ(rc, EXIT_NOINPUT, "policy_check: a missing file is 66");
+	T_INTEQ(rc, CE_NOINPUT, "policy_check: a missing file is CE_NOINPUT");
+	free(err);
+	T_INTEQ(exit_code_for(policy_check(path, "health-policy", POLICY_JSON, &err)), EXIT_NOINPUT,
+		"a command maps a missing policy file to 66");
 	free(err);
 	T_INTEQ(policy_check_if_present(path, "health-policy", POLICY_JSON, &err), 0,
 		"policy_check_if_present: a missing file is fine");
@@ -554,8 +557,8 @@ static int validate_files(int argc, char **argv)
 			if (!strcmp(tag, tags[k].tag))
 				schema = tags[k].schema;
 		char *err = NULL;
-		int rc = schema ? policy_validate(d, schema, argv[i], &err) : -1;
-		if (!T_OK(rc == 0, "%s validates against %s.schema.json (C validator)", argv[i], schema ? schema : "?"))
+		int bad = schema ? policy_validate(d, schema, argv[i], &err) != CE_OK : 1;
+		if (!T_OK(!bad, "%s validates against %s.schema.json (C validator)", argv[i], schema ? schema : "?"))
 			printf("#   %s\n", err ? err : d ? "no known schema tag" : je.text);
 		free(err);
 		json_decref(d);

@@ -1,6 +1,6 @@
 /* The minimum-version table: the shipped file loads, every kind grades the
  * way the rules say, grace and staleness behave, broken tables are refused. */
-#include "core/clock.h"
+#include "core/timefmt.h"
 #include "core/strbuf.h"
 #include "policy/minimums.h"
 #include "tap.h"
@@ -64,9 +64,9 @@ static void test_shipped(void)
 	T_STREQ(json_string_value(json_object_get(meta, "generated")), "2026-11-30T00:00:00Z",
 		"meta generated");
 	json_decref(meta);
-	T_OK(!minimums_stale(M, clock_parse_iso("2026-12-30T00:00:00Z")), "29 days is fresh");
-	T_OK(minimums_stale(M, clock_parse_iso("2027-01-01T00:00:00Z")), "32 days is stale");
-	T_OK(!minimums_stale(M, clock_parse_iso("2020-01-01")), "a table from the future is not stale");
+	T_OK(!minimums_stale(M, time_parse_iso("2026-12-30T00:00:00Z")), "29 days is fresh");
+	T_OK(minimums_stale(M, time_parse_iso("2027-01-01T00:00:00Z")), "32 days is stale");
+	T_OK(!minimums_stale(M, time_parse_iso("2020-01-01")), "a table from the future is not stale");
 }
 
 static void test_kinds(void)
@@ -250,33 +250,33 @@ static void test_grace(void)
 
 	/* fix available after the bulletin: the window runs from the later */
 	m = grace_table("2026-06-01", "2026-06-05", "confirmed");
-	minimums_grade(m, "dcgm", "4.5.2", NULL, clock_parse_iso("2026-06-07T12:00:00Z"), &v);
+	minimums_grade(m, "dcgm", "4.5.2", NULL, time_parse_iso("2026-06-07T12:00:00Z"), &v);
 	T_INTEQ(v.status, MV_PASS, "failing version passes inside the grace window");
 	T_INTEQ(v.grace_active, 1, "grace active");
 	T_STREQ(v.grace_until, "2026-06-08T00:00:00Z", "grace runs 3 days from the fix");
 	T_OK(v.detail && strstr(v.detail, "grace period"), "detail mentions the grace period");
 	mv_verdict_free(&v);
-	minimums_grade(m, "dcgm", "4.5.2", NULL, clock_parse_iso("2026-06-08T00:00:00Z"), &v);
+	minimums_grade(m, "dcgm", "4.5.2", NULL, time_parse_iso("2026-06-08T00:00:00Z"), &v);
 	T_INTEQ(v.status, MV_FAIL, "grace expired at the end of the window");
 	T_INTEQ(v.grace_active, 0, "grace not active");
 	T_OK(v.grace_until == NULL, "no grace_until after expiry");
 	mv_verdict_free(&v);
-	minimums_grade(m, "dcgm", "4.5.3", NULL, clock_parse_iso("2026-06-06"), &v);
+	minimums_grade(m, "dcgm", "4.5.3", NULL, time_parse_iso("2026-06-06"), &v);
 	T_INTEQ(v.status, MV_PASS, "passing version needs no grace");
 	T_INTEQ(v.grace_active, 0, "no grace record on a plain pass");
 	mv_verdict_free(&v);
-	T_OK(minimums_stale(m, clock_parse_iso("2026-06-12")), "10-day table stale after 11 days");
+	T_OK(minimums_stale(m, time_parse_iso("2026-06-12")), "10-day table stale after 11 days");
 	minimums_free(m);
 
 	/* bulletin later than the fix */
 	m = grace_table("2026-06-10", "2026-06-01", "confirmed");
-	check(m, "dcgm", "4.5.2", NULL, clock_parse_iso("2026-06-12"), MV_PASS, "2026-06-13");
-	check(m, "dcgm", "4.5.2", NULL, clock_parse_iso("2026-06-14"), MV_FAIL, NULL);
+	check(m, "dcgm", "4.5.2", NULL, time_parse_iso("2026-06-12"), MV_PASS, "2026-06-13");
+	check(m, "dcgm", "4.5.2", NULL, time_parse_iso("2026-06-14"), MV_FAIL, NULL);
 	minimums_free(m);
 
 	/* fix not confirmed: grace holds however long ago the bulletin was */
 	m = grace_table("2026-01-01", NULL, "pending");
-	minimums_grade(m, "dcgm", "4.5.2", NULL, clock_parse_iso("2026-12-01"), &v);
+	minimums_grade(m, "dcgm", "4.5.2", NULL, time_parse_iso("2026-12-01"), &v);
 	T_INTEQ(v.status, MV_PASS, "unconfirmed fix keeps grace");
 	T_INTEQ(v.grace_active, 1, "grace active while unconfirmed");
 	T_OK(v.grace_until == NULL, "no end date while unconfirmed");
@@ -288,9 +288,9 @@ static void test_grace(void)
 	 * 2026-06-02), then expired */
 	if (M) {
 		check(M, "ubuntuNoble", "6.8.0-110-generic", "linuxFragnesia",
-		      clock_parse_iso("2026-06-03"), MV_PASS, "grace period");
+		      time_parse_iso("2026-06-03"), MV_PASS, "grace period");
 		check(M, "ubuntuNoble", "6.8.0-110-generic", "linuxFragnesia",
-		      clock_parse_iso("2026-06-06"), MV_FAIL, NULL);
+		      time_parse_iso("2026-06-06"), MV_FAIL, NULL);
 	}
 }
 
@@ -373,7 +373,7 @@ static void test_broken(void)
 
 int main(void)
 {
-	NOW = clock_parse_iso("2026-12-01T00:00:00Z");
+	NOW = time_parse_iso("2026-12-01T00:00:00Z");
 	test_shipped();
 	if (M)
 		test_kinds();

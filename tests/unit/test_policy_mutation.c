@@ -453,7 +453,7 @@ static void check_file(const char *dir, const char *rel)
 	enum policy_format fmt;
 	const char *schema = policy_schema_for(rel, &fmt);
 	char *path = xasprintf("%s/%s", dir, rel), *err = NULL;
-	int rc;
+	enum cmax_err rc;
 
 	if (!T_OK(schema, "data/%s has a schema", rel)) {
 		free(path);

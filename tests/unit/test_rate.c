@@ -796,7 +796,7 @@ static void test_evidence_values(void)
 	json_t *doc = json_loads("{\"schema\":\"cmax.reboot-test/1\",\"events\":[{\"event\":\"issued\",\"offset_s\":0.4},"
 				 "{\"event\":\"usable\",\"offset_s\":-5}],\"results\":[{\"id\":\"reboot.return\",\"status\":\"PASS\"}]}",
 				 0, NULL);
-	T_OK(ev_add_json(&s, doc, "r.json", &err) == EXIT_DATAERR && err && strstr(err, "r.json: malformed evidence: events.1.offset_s: -5") &&
+	T_OK(ev_add_json(&s, doc, "r.json", &err) == CE_DATA && err && strstr(err, "r.json: malformed evidence: events.1.offset_s: -5") &&
 		     s.nrows == 0,
 	     "a reboot timeline with a negative offset: the whole document refused (%s)", err ? err : "accepted");
 	free(err);

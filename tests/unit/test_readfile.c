@@ -1,5 +1,5 @@
 /* src/core/readfile.c: the one input reader. What each kind of path gives
- * (exit code and message), the cap at exactly N MiB and N MiB + 1 byte, the
+ * (error and message), the cap at exactly N MiB and N MiB + 1 byte, the
  * overrides and their precedence, the pipe deadline, and read_file_capped's
  * truncation for cmax's own files. */
 #include <errno.h>
@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "tap.h"
-#include "core/exitcodes.h"
+#include "core/error.h"
 #include "core/readfile.h"
 
 static char dir[] = "/tmp/cmax-readfile.XXXXXX";
@@ -83,30 +83,30 @@ int main(void)
 
 	/* what cannot be opened is 66; what is no document is 65 */
 	char *missing = path_of("missing");
-	expect(missing, INPUT_POLICY, EXIT_NOINPUT, "No such file", "a missing file");
-	expect(dir, INPUT_POLICY, EXIT_DATAERR, "a directory, not a regular file", "a directory");
-	expect("/dev/zero", INPUT_EVENTS, EXIT_DATAERR, "a character device, not a regular file", "/dev/zero");
-	expect("/dev/null", INPUT_RESULTS, EXIT_DATAERR, "a character device", "/dev/null");
+	expect(missing, INPUT_POLICY, CE_NOINPUT, "No such file", "a missing file");
+	expect(dir, INPUT_POLICY, CE_DATA, "a directory, not a regular file", "a directory");
+	expect("/dev/zero", INPUT_EVENTS, CE_DATA, "a character device, not a regular file", "/dev/zero");
+	expect("/dev/null", INPUT_RESULTS, CE_DATA, "a character device", "/dev/null");
 	char *link = path_of("link");
 	T_OK(symlink("/dev/zero", link) == 0, "a symlink to /dev/zero");
-	expect(link, INPUT_EVENTS, EXIT_DATAERR, "a character device", "  is refused on its target");
+	expect(link, INPUT_EVENTS, CE_DATA, "a character device", "  is refused on its target");
 	char *lsmall = path_of("lsmall");
 	T_OK(symlink(small, lsmall) == 0, "a symlink to a regular file");
 	expect(lsmall, INPUT_POLICY, 0, NULL, "  is followed");
 	/* "-" is standard input only for the kinds that take it */
-	expect("-", INPUT_POLICY, EXIT_NOINPUT, "-: No such file", "'-' is a file name for policy files");
+	expect("-", INPUT_POLICY, CE_NOINPUT, "-: No such file", "'-' is a file name for policy files");
 
 	/* the cap: exactly N MiB passes, one byte more is refused, naming the override */
 	setenv("CMAX_MAX_INPUT_MB_POLICY", "1", 1);
 	T_INTEQ(input_cap(INPUT_POLICY), 1u << 20, "CMAX_MAX_INPUT_MB_POLICY=1 is a 1 MiB cap");
 	char *at = file_of("at", 1u << 20), *over = file_of("over", (1u << 20) + 1);
 	expect(at, INPUT_POLICY, 0, NULL, "exactly the cap");
-	expect(over, INPUT_POLICY, EXIT_DATAERR, "larger than the 1 MiB cap for policy files (raise it with CMAX_MAX_INPUT_MB_POLICY=N",
+	expect(over, INPUT_POLICY, CE_DATA, "larger than the 1 MiB cap for policy files (raise it with CMAX_MAX_INPUT_MB_POLICY=N",
 	       "one byte over the cap");
 	setenv("CMAX_MAX_INPUT_MB", "1", 1);
 	setenv("CMAX_MAX_INPUT_MB_POLICY", "2", 1);
 	expect(over, INPUT_POLICY, 0, NULL, "the per-kind override wins over the global one");
-	expect(over, INPUT_EVENTS, EXIT_DATAERR, "1 MiB cap for event histories", "the global one caps the other kinds");
+	expect(over, INPUT_EVENTS, CE_DATA, "1 MiB cap for event histories", "the global one caps the other kinds");
 	unsetenv("CMAX_MAX_INPUT_MB_POLICY");
 	unsetenv("CMAX_MAX_INPUT_MB");
 	T_INTEQ(input_cap(INPUT_POLICY), 16u << 20, "the policy default is 16 MiB");
@@ -120,7 +120,7 @@ int main(void)
 		char *why = input_limits_check();
 		T_OK(why && strstr(why, "CMAX_MAX_INPUT_MB_RESULTS"), "CMAX_MAX_INPUT_MB_RESULTS='%s' is refused", bad[i]);
 		free(why);
-		expect(small, INPUT_RESULTS, EXIT_USAGE, "not a whole number", "  and read_input says so");
+		expect(small, INPUT_RESULTS, CE_USAGE, "not a whole number", "  and read_input says so");
 	}
 	unsetenv("CMAX_MAX_INPUT_MB_RESULTS");
 	setenv("CMAX_INPUT_TIMEOUT_S", "x", 1);
@@ -134,7 +134,7 @@ int main(void)
 	T_OK(mkfifo(fifo, 0600) == 0, "a FIFO");
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	expect(fifo, INPUT_EVENTS, EXIT_DATAERR, "a pipe that did not end within 1 s", "  with no writer");
+	expect(fifo, INPUT_EVENTS, CE_DATA, "a pipe that did not end within 1 s", "  with no writer");
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	double s = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	T_OK(s >= 0.9 && s < 4.0, "  ends at the 1 s deadline (%.2f s)", s);

@@ -82,6 +82,17 @@ int main(void)
 	T_OK(s3xml_error(S(list_page), &code, &msg) == -1 && !code && !msg, "a listing is not an Error");
 	T_OK(s3xml_error(S("not xml at all"), &code, &msg) == -1, "plain text is not an Error");
 	T_OK(s3xml_error("", 0, &code, &msg) == -1, "empty body is not an Error");
+	/* control bytes XML 1.0 forbids (a hostile server's ESC/BEL) come back as sent */
+	const char *ctl = "<Error><Code>AccessDenied</Code><Message>x\x1b]0;owned\x07y\x01</Message></Error>";
+	T_OK(s3xml_error(S(ctl), &code, &msg) == 0, "Error with control bytes in the message recognised");
+	T_STREQ(msg, "x\x1b]0;owned\x07y\x01", "control bytes carried through the parser unchanged");
+	free(code);
+	free(msg);
+	const char *pua = "<Error><Code>C</Code><Message>\xef\x9c\x9b</Message></Error>";
+	T_OK(s3xml_error(S(pua), &code, &msg) == 0, "Error with a private-use character recognised");
+	T_STREQ(msg, "\xef\x9c\x9b", "a private-use character that was not carried stays itself");
+	free(code);
+	free(msg);
 
 	const char *init = "<?xml version='1.0' encoding='UTF-8'?>\n<InitiateMultipartUploadResult "
 			   "xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\"><Bucket>b</Bucket><Key>k</Key>"
@@ -96,12 +107,16 @@ int main(void)
 	bad("<a>&e;</a>", "entity", "unknown entity");
 	bad("<a>&#0;</a>", "entity", "NUL character reference");
 	bad("<a>&#xD800;</a>", "entity", "surrogate character reference");
-	bad("<a>&amp</a>", "entity", "unterminated entity");
+	bad("<a>&amp</a>", "not well-formed", "unterminated entity");
 	bad("<a><b>", "ends inside", "truncated document");
 	bad("", "no root", "empty input");
 	bad("<a/><b/>", "more than one root", "two roots");
 	bad("junk<a/>", "outside the root", "text before the root");
 	bad("<a x=\"1>", "unterminated tag", "unterminated attribute");
+	bad("<!DOCTYPE a [<!ENTITY a \"aaaaaaaa\"><!ENTITY b \"&a;&a;&a;&a;&a;&a;&a;&a;\">]><a>&b;</a>", "DTD",
+	    "billion laughs: the DTD refused before any entity is declared");
+	bad("<!DOCTYPE a SYSTEM \"file:///etc/passwd\"><a/>", "DTD", "an external DTD refused");
+	bad("<a>\xff</a>", "invalid token", "invalid UTF-8");
 	struct strbuf deep = STRBUF_INIT;
 	for (int i = 0; i < S3XML_MAX_DEPTH + 1; i++)
 		sb_adds(&deep, "<d>");

@@ -1,9 +1,10 @@
 /* doc_selfcheck: a document that breaks its own schema is an internal
- * error (exit 70) with the schema and the pointer on stderr; one that keeps
+ * error (CE_INTERNAL; exit 70 through doc_selfcheck) with the schema and the pointer on stderr; one that keeps
  * it passes. The documents are the shapes the writers produce, cut down. */
 #include "tap.h"
 #include "core/exitcodes.h"
 #include "core/selfcheck.h"
+#include <fcntl.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -50,8 +51,8 @@ int main(void)
 	/* the row's mode dropped, as a writer that forgot it would */
 	json_t *row = json_array_get(json_object_get(bench, "results"), 0);
 	json_object_del(row, "mode");
-	T_INTEQ(check_capturing(bench, "bench-results", err, sizeof err), EXIT_SOFTWARE,
-		"a row without its mode is an internal error (70)");
+	T_INTEQ(check_capturing(bench, "bench-results", err, sizeof err), CE_INTERNAL,
+		"a row without its mode is an internal error (CE_INTERNAL)");
 	T_OK(strstr(err, "internal error") && strstr(err, "docs/schema/bench-results.schema.json") &&
 		     strstr(err, "/results/0") && strstr(err, "mode"),
 	     "the message names the schema, the pointer and the key: %s", err);
@@ -59,12 +60,21 @@ int main(void)
 	/* a status outside the model */
 	json_object_set_new(row, "mode", json_string("quick"));
 	json_object_set_new(row, "status", json_string("OK"));
-	T_INTEQ(check_capturing(bench, "bench-results", err, sizeof err), EXIT_SOFTWARE, "an unknown status is refused");
+	T_INTEQ(check_capturing(bench, "bench-results", err, sizeof err), CE_INTERNAL, "an unknown status is refused");
 
 	json_t *empty = json_object();
-	T_INTEQ(check_capturing(empty, "rate", err, sizeof err), EXIT_SOFTWARE, "an empty rate document is refused");
-	T_INTEQ(check_capturing(empty, "no-such-schema", err, sizeof err), EXIT_SOFTWARE,
+	T_INTEQ(check_capturing(empty, "rate", err, sizeof err), CE_INTERNAL, "an empty rate document is refused");
+	T_INTEQ(check_capturing(empty, "no-such-schema", err, sizeof err), CE_INTERNAL,
 		"a schema cmax does not embed is an internal error too");
+	fflush(stderr);
+	int saved = dup(2), devnull = open("/dev/null", O_WRONLY);
+	dup2(devnull, 2);
+	int code = exit_code_for(doc_selfcheck(empty, "rate", "test"));
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	close(devnull);
+	T_INTEQ(code, EXIT_SOFTWARE, "a command maps a document that breaks its schema to 70");
 	json_decref(empty);
 	json_decref(bench);
 	return t_done();

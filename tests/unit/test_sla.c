@@ -3,7 +3,7 @@
  * clipping, exclusions, NVL64+ at 2 and 3 trays, the HGX rack rule, the
  * cluster rule, credit tiers at their boundaries, termination). */
 #include "tap.h"
-#include "sla/model.h"
+#include "sla/engine.h"
 #include "core/datafile.h"
 #include "core/strbuf.h"
 
@@ -43,6 +43,13 @@ static void test_time(void)
 	T_INTEQ(T("Unknown"), SLA_NOTIME, "Unknown is not a time");
 	T_INTEQ(T(""), SLA_NOTIME, "empty is not a time");
 	T_INTEQ(T("1969-12-31T00:00:00Z"), SLA_NOTIME, "before 1970 refused");
+	/* the rules of the one date parser (core/timefmt.h) */
+	T_INTEQ(T("2026-02-30"), SLA_NOTIME, "30 February refused");
+	T_INTEQ(T("2026-11-01T00:00:00Z "), SLA_NOTIME, "a blank after the time refused");
+	T_INTEQ(T("2026-11-01 text"), SLA_NOTIME, "text after a date refused");
+	T_INTEQ(T("2026-11-01T00:00:00+01:"), SLA_NOTIME, "a zone cut after its colon refused");
+	T_INTEQ(T("2026-12-31T23:59:60Z"), T("2027-01-01T00:00:00Z"), "a leap second at minute 59: the next second");
+	T_INTEQ(T("2026-11-01T00:30:60Z"), SLA_NOTIME, "second 60 elsewhere refused");
 	sla_time_fmt(1793491200250LL, b, sizeof b);
 	T_STREQ(S(b), "2026-11-01T00:00:00.250Z", "formatted with ms");
 	sla_time_fmt(T("2028-02-29T23:59:59Z"), b, sizeof b);
@@ -56,6 +63,7 @@ static void test_time(void)
 	sla_ms off = 0;
 	T_OK(sla_offset_parse("-05:30", &off) == 0 && off == -(5 * H + 30 * 60000), "offset -05:30");
 	T_OK(sla_offset_parse("5", &off) < 0, "offset without sign refused");
+	T_OK(sla_offset_parse("+01:", &off) < 0, "offset cut after its colon refused");
 }
 
 static void test_classify(void)

@@ -4,7 +4,7 @@
  * inject / reboot-test timelines, the neutral CSV and JSON; and format
  * detection. Malformed records are listed, never dropped. */
 #include "tap.h"
-#include "sla/model.h"
+#include "parse/sla_formats.h"
 #include "core/strbuf.h"
 
 #include <stdlib.h>
@@ -271,6 +271,14 @@ static void test_detect(void)
 		{ "", SF_UNKNOWN },
 		{ "{\"a\": 1}", SF_UNKNOWN },
 		{ "{broken", SF_UNKNOWN },
+		/* the table's order decides what both could claim */
+		{ "{\"kind\": \"NodeList\", \"items\": [{\"involvedObject\": {}}]}", SF_K8S_NODES },
+		{ "{\"schema\": \"cmax.inject/1\", \"kind\": \"EventList\", \"events\": []}", SF_TIMELINE },
+		{ "{\"events\": [], \"kind\": \"EventList\"}", SF_JSON },
+		{ "nodename,timestart,timeend\n", SF_SACCTMGR },
+		{ "node|start|end,x\n", SF_UNKNOWN },
+		{ "node,start,end\n[2026-11-12T00:00:00.000] error: Nodes h1 not responding\n", SF_CSV },
+		{ "[2026-11-12T00:00:00.000] x\n{\"schema\": \"cmax.inject/1\"}", SF_SLURMCTLD },
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		const char *w = NULL;
@@ -278,6 +286,28 @@ static void test_detect(void)
 		T_OK(f == cases[i].f, "detect %zu: %s (got %s%s%s)", i, sla_format_name(cases[i].f), sla_format_name(f),
 		     w ? ": " : "", w ? w : "");
 	}
+}
+
+/* Every format but auto has its entry in the parser table, under its name. */
+static void test_table(void)
+{
+	for (int i = 0; i < SF__COUNT; i++) {
+		enum sla_format f = SF__COUNT;
+		T_OK(sla_format_parse(sla_format_names[i], &f) == 0 && f == (enum sla_format)i &&
+			     !strcmp(sla_format_name(f), sla_format_names[i]),
+		     "format %s: its name and back", sla_format_names[i]);
+		if (i == SF_UNKNOWN)
+			continue;
+		struct run r;
+		run(&r, (enum sla_format)i, "");
+		T_OK(!r.err || !strstr(r.err, "no format"), "format %s: a parser in the table", sla_format_names[i]);
+		done(&r);
+	}
+	T_OK(sla_format_names[SF__COUNT] == NULL, "the names end with NULL (--format's choices)");
+	struct run r;
+	run(&r, SF_UNKNOWN, "x");
+	T_OK(r.rc < 0 && r.err && !strcmp(r.err, "no format"), "auto is not a parser");
+	done(&r);
 }
 
 /* Times no real cluster's record holds: listed as malformed by every format, never counted. */
@@ -329,6 +359,7 @@ int main(void)
 	test_neutral();
 	test_refused();
 	test_detect();
+	test_table();
 	test_insane();
 	return t_done();
 }

@@ -156,8 +156,9 @@ static void test_node_line(void)
 	T_STREQ(n.reason_user, "", "no user without a stamp");
 	const char *bad = "NodeName=n\x01\xff State=ID\x7fLE Reason=a\xc3\xa9 [u@t]\n";
 	T_INTEQ(slurm_node_line(bad, strlen(bad), NULL, &n), 0, "garbage bytes parse");
-	T_STREQ(n.name, "n??", "control and invalid bytes become '?'");
-	T_STREQ(n.reason, "a??", "non-ASCII becomes '?'");
+	T_STREQ(n.name, "n??", "control and invalid bytes: '?' from the record reader (str_sanitize)");
+	T_STREQ(n.state, "ID?LE", "DEL too");
+	T_STREQ(n.reason, "a\xc3\xa9", "printable UTF-8 passes");
 	T_INTEQ(slurm_node_line(S("PartitionName=gpu Nodes=node1 State=UP\n"), NULL, &n), -1, "a partition is no node");
 	T_INTEQ(slurm_node_line(S("NodeName=n\n"), "n", &n), 0, "a name alone is a node");
 	T_STREQ(n.state, "", "missing State= is empty");

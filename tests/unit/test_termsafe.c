@@ -6,6 +6,7 @@
 #include "core/termsafe.h"
 #include "core/strbuf.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,10 +115,60 @@ static void test_oneline(void)
 	free(o);
 }
 
+/* Fixed fields (kernel log events, node states): escaped, NUL-terminated,
+ * cut between whole escapes and characters, the input taken returned. */
+static void test_copy(void)
+{
+	char fb[8];
+	const char *f = fb;
+	T_INTEQ(ts_copy(fb, sizeof fb, "gpu\x1b]0", 6, 0), 6, "all of it fits");
+	T_STREQ(f, "gpu\\e]0", "ESC shown escaped");
+	T_INTEQ(ts_copy(fb, sizeof fb, "abcdef\x07", 7, 0), 6, "BEL does not fit: left out whole");
+	T_STREQ(f, "abcdef", "the field ends before the escape");
+	T_INTEQ(ts_copy(fb, sizeof fb, "abcdef\xc3\xa9", 8, 0), 6, "a character that does not fit");
+	T_STREQ(f, "abcdef", "is left out whole");
+	ts_copy(fb, sizeof fb, "n\0\xff", 3, 0);
+	T_STREQ(f, "n\\x00", "NUL escaped, then no room for the invalid byte");
+	ts_copy(fb, sizeof fb, "a\tb", 3, TS_KEEP_TAB);
+	T_STREQ(f, "a\tb", "flags as for ts_add");
+	T_INTEQ(ts_copy(fb, 1, "abc", 3, 0), 0, "a one-byte field holds only the NUL");
+	T_STREQ(f, "", "and is empty");
+	ts_copys(fb, sizeof fb, NULL, 0);
+	T_STREQ(f, "", "NULL gives an empty field");
+	ts_copys(fb, sizeof fb, "\xc3\xa9t\xc3\xa9", 0);
+	T_STREQ(f, "\xc3\xa9t\xc3\xa9", "printable UTF-8 passes");
+}
+
+/* One UTF-8 decoder (core/strbuf.h) for termsafe and str_sanitize: what
+ * one passes as text the other does too. */
+static void test_decoder(void)
+{
+	uint32_t cp = 0;
+	T_INTEQ(utf8_decode((const unsigned char *)"\xc3\xa9", 2, &cp), 2, "two bytes");
+	T_INTEQ(cp, 0xe9, "U+00E9");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xf0\x9f\x98\x80", 4, &cp), 4, "four bytes");
+	T_INTEQ(cp, 0x1f600, "U+1F600");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xe0\x80\x80", 3, NULL), 0, "overlong refused");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xc1\xbf", 2, NULL), 0, "two-byte overlong refused");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xed\xa0\x80", 3, NULL), 0, "surrogate refused");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xf4\x90\x80\x80", 4, NULL), 0, "beyond U+10FFFF refused");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xe2\x82", 2, NULL), 0, "cut sequence refused");
+	T_INTEQ(utf8_decode((const unsigned char *)"\xe2\x28\xa1", 3, NULL), 0, "bad continuation refused");
+	static const char raw[] = "a\x01\xc3\xa9\x7f\n\t\xff\xed\xa0\x80z";
+	char *c = str_sanitize(raw, sizeof raw - 1);
+	T_STREQ(c, "a?\xc3\xa9?\n\t????z", "str_sanitize: controls and invalid bytes '?', \\n \\t kept");
+	free(c);
+	c = ts_escape(raw, 0);
+	T_STREQ(c, "a\\x01\xc3\xa9\\x7f\\n\\t\\xff\\xed\\xa0\\x80z", "termsafe: the same bytes escaped");
+	free(c);
+}
+
 int main(void)
 {
+	test_decoder();
 	test_escapes();
 	test_helpers();
 	test_oneline();
+	test_copy();
 	return t_done();
 }

@@ -34,8 +34,10 @@
 #include "tap.h"
 #include "config.h"
 #include "audit/cli.h"
-#include "audit/engine.h"
-#include "audit/target.h"
+#include "engine/engine.h"
+#include "checks/registry.h"
+#include "collect/collector.h"
+#include "engine/target.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
@@ -547,7 +549,7 @@ static void run_mutation(struct host_run *h, const struct mutation_src *s, const
 	struct stash st;
 	stash_init(h, &st);
 	uint64_t os_bit = (uint64_t)1 << col_index("os"), xid_bit = (uint64_t)1 << col_index("xid");
-	long t0 = mono_ms();
+	long t0 = clock_mono_ms();
 	uint64_t todo = s->readers == ALL_COLLECTORS ? ((uint64_t)1 << collector_table_len) - 1 : s->readers;
 	uint64_t changed_all = 0;
 	while (todo) {
@@ -584,12 +586,12 @@ static void run_mutation(struct host_run *h, const struct mutation_src *s, const
 					       rep.results[i]->id, status_name(st0), sum);
 			}
 		}
-		audit_report_free(&rep);
+		audit_report_release(&rep);
 	} else {
 		h->no_effect++;
 	}
 	if (g_timing)
-		fprintf(stderr, "timing %ld %s %llx %llx\n", mono_ms() - t0, s->path, (unsigned long long)st.mask,
+		fprintf(stderr, "timing %ld %s %llx %llx\n", clock_mono_ms() - t0, s->path, (unsigned long long)st.mask,
 			(unsigned long long)changed_all);
 	stash_back(h, &st);
 	g_fresh_tool = NULL;
@@ -709,9 +711,9 @@ static void host_free(struct host_run *h)
 		free(h->base_summary[i]);
 	free(h->base_summary);
 	free(h->base);
-	audit_plan_free(&h->plan);
+	audit_plan_release(&h->plan);
 	audit_free_policy(&h->ctx);
-	audit_ctx_free(&h->ctx);
+	audit_ctx_release(&h->ctx);
 	if (h->tmp)
 		remove_tree(h->tmp);
 	free(h->tmp);
@@ -726,7 +728,7 @@ static void run_host(const char *name)
 	memset(&h, 0, sizeof h);
 	h.name = name;
 	h.dir = xasprintf("%s/tests/fixtures/hosts/%s", g_srcdir, name);
-	long t0 = mono_ms();
+	long t0 = clock_mono_ms();
 	if (host_args(&h) != 0 || host_setup(&h) != 0) {
 		T_OK(0, "%s: fixture set up (args understood, fake bin made)", name);
 		host_free(&h);
@@ -748,18 +750,18 @@ static void run_host(const char *name)
 	col_set_runner(replay_runner);
 	sr_set_read_hook(read_hook, NULL);
 	facts_set_dep_hook(dep_hook, NULL);
-	audit_ctx_init(&h.ctx);
+	audit_ctx_init(&h.ctx, builtin_registry());
 	h.ctx.now = clock_now();
 	char *mins = h.minimums ? xstrdup(h.minimums) : xasprintf("%s/data/minimum-versions.json", g_srcdir);
 	char *perr = NULL;
-	int lrc = audit_load_policy(&h.ctx, mins, &perr);
+	enum cmax_err lrc = audit_load_policy(&h.ctx, mins, &perr);
 	free(mins);
 	if (lrc) {
 		T_OK(0, "%s: policy files load: %s", name, perr ? perr : "?");
 		free(perr);
 	}
 	resolve_target(&h.ctx);
-	audit_plan_build(&h.plan, NULL);
+	audit_plan_build(&h.plan, builtin_registry(), NULL);
 	audit_plan_scope(&h.plan, SCOPE_HOST, 0);
 	struct audit_report rep;
 	audit_run(&h.ctx, &h.plan, &rep);
@@ -772,15 +774,15 @@ static void run_host(const char *name)
 		h.base_summary[i] = xstrdup(rep.results[i]->summary ? rep.results[i]->summary : "");
 	}
 	size_t nrows = rep.n;
-	audit_report_free(&rep);
+	audit_report_release(&rep);
 	if (g_timing) {
 		for (size_t i = 0; i < collector_table_len; i++)
 			if (h.ctx.cols[i].done)
 				fprintf(stderr, "collector %s %ld ms\n", collector_table[i].name, h.ctx.cols[i].duration_ms);
-		long t1 = mono_ms();
+		long t1 = clock_mono_ms();
 		audit_run(&h.ctx, &h.plan, &rep);
-		fprintf(stderr, "checks only: %ld ms\n", mono_ms() - t1);
-		audit_report_free(&rep);
+		fprintf(stderr, "checks only: %ld ms\n", clock_mono_ms() - t1);
+		audit_report_release(&rep);
 	}
 	size_t nfiles = h.nsrc;
 	tool_sources(&h);
@@ -788,7 +790,7 @@ static void run_host(const char *name)
 	T_OK(nrows > 0 && nfiles > 0, "%s: baseline audit graded %zu checks from %zu files read", name, nrows, nfiles);
 
 	run_mutations(&h);
-	long ms = mono_ms() - t0;
+	long ms = clock_mono_ms() - t0;
 	T_OK(h.failures == 0, "%s: no check turns FAIL when one of %zu files (%d more of the same kinds not mutated) "
 	     "or %zu tool outputs is garbage or empty (%d graded again, %d without effect on any fact, %ld ms)", name,
 	     nfiles - (size_t)h.sampled_out, h.sampled_out, h.nsrc - nfiles, h.runs, h.no_effect, ms);
