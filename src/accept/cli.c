@@ -749,7 +749,7 @@ static int acc_prepare_plan(struct accept_cmd *ac)
 		free(hint);
 		return EXIT_NOINPUT;
 	}
-	int rc = acc_plan_load(ac->plan_path, &ac->plan, &err);
+	int rc = exit_code_for(acc_plan_load(ac->plan_path, &ac->plan, &err));
 	if (!rc) {
 		free(err);
 		err = NULL;
@@ -759,7 +759,7 @@ static int acc_prepare_plan(struct accept_cmd *ac)
 		fprintf(stderr, "cmax accept: %s\n", ts_str(err)); /* may quote the plan */
 	ac->nt = ac->plan.ntests;
 	for (size_t i = 0; i < ac->o.vars.n && !rc; i++)
-		if ((rc = acc_plan_set_var(&ac->plan, ac->o.vars.v[i], &err)))
+		if ((rc = exit_code_for(acc_plan_set_var(&ac->plan, ac->o.vars.v[i], &err))))
 			fprintf(stderr, "cmax accept: %s\n", ts_str(err));
 	free(err);
 	return rc ? rc : check_only(&ac->o, &ac->plan);
@@ -772,9 +772,9 @@ static int acc_prepare_attempt(struct accept_cmd *ac)
 	const struct opts *o = &ac->o;
 	if (o->previous) {
 		char *err = NULL;
-		int rc = acc_prev_load(o->previous, &ac->prev, &err);
+		int rc = exit_code_for(acc_prev_load(o->previous, &ac->prev, &err));
 		if (!rc)
-			rc = acc_prev_check(&ac->prev, &ac->plan, &err);
+			rc = exit_code_for(acc_prev_check(&ac->prev, &ac->plan, &err));
 		if (rc) {
 			fprintf(stderr, "cmax accept: --previous %s\n", ts_str(err));
 			free(err);

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "accept/plan.h"
+#include "core/error.h"
 #include "core/exitcodes.h"
 #include "core/result.h"
 #include "core/strbuf.h"
@@ -152,7 +153,7 @@ static int verr(struct vctx *v, const char *key, const char *fmt, ...)
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	*v->err = sb_detach(&sb);
-	return EXIT_DATAERR;
+	return CE_DATA;
 }
 
 /* Every key of o must be in allowed (NULL-terminated). */
@@ -958,7 +959,7 @@ static int parse_retest(struct vctx *v, const json_t *rt, struct acc_plan *p)
 	return 0;
 }
 
-int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p, char **err)
+enum cmax_err acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p, char **err)
 {
 	static const char *const keys[] = { "schema", "name", "system", "acceptance_date", "version", "sources",
 					    "notes", "variables", "retest", "tests", NULL };
@@ -1018,7 +1019,7 @@ int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p
 	return 0;
 }
 
-int acc_plan_load(const char *path, struct acc_plan *p, char **err)
+enum cmax_err acc_plan_load(const char *path, struct acc_plan *p, char **err)
 {
 	int missing = 0;
 	char *yerr = NULL;
@@ -1026,7 +1027,7 @@ int acc_plan_load(const char *path, struct acc_plan *p, char **err)
 	json_t *root = yamljson_load_file2(path, &yerr, &missing);
 	if (!root) {
 		*err = yerr ? yerr : xasprintf("%s: cannot be read", path);
-		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
+		return missing ? CE_NOINPUT : CE_DATA;
 	}
 	int rc = acc_plan_from_json(root, path, p, err);
 	json_decref(root);
@@ -1082,12 +1083,12 @@ void acc_plan_free(struct acc_plan *p)
 	memset(p, 0, sizeof *p);
 }
 
-int acc_plan_set_var(struct acc_plan *p, const char *kv, char **err)
+enum cmax_err acc_plan_set_var(struct acc_plan *p, const char *kv, char **err)
 {
 	const char *eq = strchr(kv, '=');
 	if (!eq || eq == kv) {
 		*err = xasprintf("--var wants KEY=VALUE, not '%s'", kv);
-		return EXIT_USAGE;
+		return CE_USAGE;
 	}
 	for (size_t i = 0; i < p->nvars; i++) {
 		struct acc_var *v = &p->vars[i];
@@ -1104,7 +1105,7 @@ int acc_plan_set_var(struct acc_plan *p, const char *kv, char **err)
 	*err = xasprintf("--var %.*s: the plan declares no such variable (%s)", (int)(eq - kv), kv,
 			 p->nvars ? sb_str(&sb) : "it declares none");
 	sb_free(&sb);
-	return EXIT_USAGE;
+	return CE_USAGE;
 }
 
 char **acc_test_argv(const struct acc_plan *p, const struct acc_test *t, char **err)
@@ -1139,7 +1140,7 @@ void acc_argv_free(char **argv)
 	free(argv);
 }
 
-int acc_check_resolved(const struct acc_plan *p, const struct acc_test *t, char **argv, char **err)
+enum cmax_err acc_check_resolved(const struct acc_plan *p, const struct acc_test *t, char **argv, char **err)
 {
 	struct acc_test tmp = *t;
 	size_t n = 0;
@@ -1156,7 +1157,7 @@ int acc_check_resolved(const struct acc_plan *p, const struct acc_test *t, char 
 	int rc = n ? check_args(&v, p, &tmp, where) : verr(&v, where, "no args");
 	free(tmp.produces);
 	free(label);
-	return rc ? EXIT_USAGE : 0;
+	return rc ? CE_USAGE : 0;
 }
 
 const struct acc_test *acc_plan_test(const struct acc_plan *p, const char *id)

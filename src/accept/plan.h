@@ -5,6 +5,7 @@
  * first problem is reported as "FILE: tests[2].duration: why". */
 #ifndef CMAX_ACCEPT_PLAN_H
 #define CMAX_ACCEPT_PLAN_H
+#include "core/error.h"
 #include <stddef.h>
 #include <jansson.h>
 
@@ -93,21 +94,21 @@ struct acc_plan {
 	size_t ntests;
 };
 
-/* 0, or EXIT_DATAERR with a malloc'd one-line *err ("LABEL: key: why"). */
-int acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p, char **err);
-/* YAML or JSON file: 0, EXIT_NOINPUT (missing) or EXIT_DATAERR. */
-int acc_plan_load(const char *path, struct acc_plan *p, char **err);
+/* 0, or CE_DATA with a malloc'd one-line *err ("LABEL: key: why"). */
+enum cmax_err acc_plan_from_json(const json_t *root, const char *label, struct acc_plan *p, char **err);
+/* YAML or JSON file: 0, CE_NOINPUT (missing) or CE_DATA. */
+enum cmax_err acc_plan_load(const char *path, struct acc_plan *p, char **err);
 void acc_plan_free(struct acc_plan *p);
 
-/* --var KEY=VALUE: 0, or EXIT_USAGE (not KEY=VALUE, or a variable the plan does not declare). */
-int acc_plan_set_var(struct acc_plan *p, const char *kv, char **err);
+/* --var KEY=VALUE: 0, or CE_USAGE (not KEY=VALUE, or a variable the plan does not declare). */
+enum cmax_err acc_plan_set_var(struct acc_plan *p, const char *kv, char **err);
 /* The test's argv with variables substituted (NULL-terminated, malloc'd,
  * without the program); NULL with *err naming the variable that has no value. */
 char **acc_test_argv(const struct acc_plan *p, const struct acc_test *t, char **err);
 void acc_argv_free(char **argv);
 /* The same checks as at load time on the expanded argv (a --var value can
- * make a CODE non-numeric or name another benchmark): 0, or EXIT_USAGE. */
-int acc_check_resolved(const struct acc_plan *p, const struct acc_test *t, char **argv, char **err);
+ * make a CODE non-numeric or name another benchmark): 0, or CE_USAGE. */
+enum cmax_err acc_check_resolved(const struct acc_plan *p, const struct acc_test *t, char **argv, char **err);
 /* The requirements from the expanded argv (a --var can set --clients). */
 void acc_test_resolve_reqs(struct acc_test *t, char **argv);
 const struct acc_test *acc_plan_test(const struct acc_plan *p, const char *id);

@@ -29,10 +29,10 @@ static int perr(char **err, const char *label, const char *fmt, ...)
 	sb_vaddf(&sb, fmt, ap);
 	va_end(ap);
 	*err = sb_detach(&sb);
-	return EXIT_DATAERR;
+	return CE_DATA;
 }
 
-int acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p, char **err)
+enum cmax_err acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p, char **err)
 {
 	memset(p, 0, sizeof *p);
 	*err = NULL;
@@ -93,12 +93,12 @@ int acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p
 	return 0;
 }
 
-int acc_prev_load(const char *path, struct acc_prev *p, char **err)
+enum cmax_err acc_prev_load(const char *path, struct acc_prev *p, char **err)
 {
 	memset(p, 0, sizeof *p);
 	json_t *root = NULL;
 	/* the one input reader (core/readfile.h): capped, no device or FIFO hang */
-	int rc = exit_code_for(ev_load_json(path, &root, err));
+	enum cmax_err rc = ev_load_json(path, &root, err);
 	if (rc)
 		return rc;
 	rc = acc_prev_from_json(root, path, p, err);
@@ -118,7 +118,7 @@ void acc_prev_free(struct acc_prev *p)
 	memset(p, 0, sizeof *p);
 }
 
-int acc_prev_check(const struct acc_prev *p, const struct acc_plan *plan, char **err)
+enum cmax_err acc_prev_check(const struct acc_prev *p, const struct acc_plan *plan, char **err)
 {
 	if (strcmp(p->plan_name, plan->name))
 		return perr(err, p->path, "an attempt of plan '%s', not of '%s'", p->plan_name, plan->name);

@@ -4,6 +4,7 @@
  * clock here. */
 #ifndef CMAX_ACCEPT_VERDICT_H
 #define CMAX_ACCEPT_VERDICT_H
+#include "core/error.h"
 #include <stddef.h>
 #include <jansson.h>
 
@@ -23,13 +24,13 @@ struct acc_prev {
 	json_t *tests;      /* object: id -> that attempt's test object (owned) */
 };
 
-/* 0, or EXIT_DATAERR with a one-line *err. */
-int acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p, char **err);
-/* 0, EXIT_NOINPUT or EXIT_DATAERR. */
-int acc_prev_load(const char *path, struct acc_prev *p, char **err);
+/* 0, or CE_DATA with a one-line *err. */
+enum cmax_err acc_prev_from_json(const json_t *root, const char *label, struct acc_prev *p, char **err);
+/* 0, CE_NOINPUT or CE_DATA. */
+enum cmax_err acc_prev_load(const char *path, struct acc_prev *p, char **err);
 void acc_prev_free(struct acc_prev *p);
-/* The same plan (name and test ids): 0, or EXIT_DATAERR. */
-int acc_prev_check(const struct acc_prev *p, const struct acc_plan *plan, char **err);
+/* The same plan (name and test ids): 0, or CE_DATA. */
+enum cmax_err acc_prev_check(const struct acc_prev *p, const struct acc_plan *plan, char **err);
 int acc_prev_wants(const struct acc_prev *p, const char *id);
 
 enum acc_verdict { AV_ACCEPTED, AV_NOT_ACCEPTED, AV_RETEST };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/exitcodes.h"
+#include "core/error.h"
 #include "core/strbuf.h"
 #include "core/timefmt.h"
 #include "core/yamljson.h"
@@ -169,7 +170,7 @@ static int add_entry(struct attest *a, const struct att_field *f, const json_t *
 		v = json_object_get(entry, "value");
 		if (!v) {
 			*err = errf(label, f->path, "a mapping needs a 'value' (and optionally 'source')");
-			return EXIT_DATAERR;
+			return CE_DATA;
 		}
 		const char *k;
 		json_t *x;
@@ -181,7 +182,7 @@ static int add_entry(struct attest *a, const struct att_field *f, const json_t *
 					char *why = xasprintf("'%s' must be a string, got %s", k, json_kind(x));
 					*err = errf(label, f->path, why);
 					free(why);
-					return EXIT_DATAERR;
+					return CE_DATA;
 				}
 				if (!source && json_is_string(x))
 					source = json_string_value(x);
@@ -198,7 +199,7 @@ static int add_entry(struct attest *a, const struct att_field *f, const json_t *
 	if (why) {
 		*err = errf(label, f->path, why);
 		free(why);
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
 	a->v = xrealloc(a->v, (a->nv + 1) * sizeof *a->v);
 	a->v[a->nv].f = f;
@@ -208,7 +209,7 @@ static int add_entry(struct attest *a, const struct att_field *f, const json_t *
 	return 0;
 }
 
-int attest_from_json(struct attest *a, json_t *root, const char *label, char **err)
+enum cmax_err attest_from_json(struct attest *a, json_t *root, const char *label, char **err)
 {
 	memset(a, 0, sizeof *a);
 	*err = NULL;
@@ -216,7 +217,7 @@ int attest_from_json(struct attest *a, json_t *root, const char *label, char **e
 	a->path = xstrdup(label);
 	if (!json_is_object(root)) {
 		*err = xasprintf("attestation %s: expected a mapping at the top, got %s", label, json_kind(root));
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
 	const char *k;
 	json_t *x;
@@ -227,18 +228,18 @@ int attest_from_json(struct attest *a, json_t *root, const char *label, char **e
 			if (!strcmp(k, "schema")) {
 				if (!json_is_string(x) || strcmp(json_string_value(x), ATTEST_SCHEMA)) {
 					*err = errf(label, k, "expected " ATTEST_SCHEMA);
-					return EXIT_DATAERR;
+					return CE_DATA;
 				}
 			} else if (!json_is_string(x)) {
 				char *why = xasprintf("expected a string, got %s", json_kind(x));
 				*err = errf(label, k, why);
 				free(why);
-				return EXIT_DATAERR;
+				return CE_DATA;
 			} else if (!strcmp(k, "date") && !valid_date(json_string_value(x))) {
 				char *why = xasprintf("expected a date YYYY-MM-DD, got '%s'", json_string_value(x));
 				*err = errf(label, k, why);
 				free(why);
-				return EXIT_DATAERR;
+				return CE_DATA;
 			}
 			if (!strcmp(k, "provider"))
 				a->provider = json_string_value(x);
@@ -253,7 +254,7 @@ int attest_from_json(struct attest *a, json_t *root, const char *label, char **e
 				char *why = xasprintf("expected a mapping of fields, got %s", json_kind(x));
 				*err = errf(label, k, why);
 				free(why);
-				return EXIT_DATAERR;
+				return CE_DATA;
 			}
 			const char *k2;
 			json_t *y;
@@ -283,7 +284,7 @@ int attest_from_json(struct attest *a, json_t *root, const char *label, char **e
 	return 0;
 }
 
-int attest_load(struct attest *a, const char *path, char **err)
+enum cmax_err attest_load(struct attest *a, const char *path, char **err)
 {
 	int missing = 0;
 	char *yerr = NULL;
@@ -292,7 +293,7 @@ int attest_load(struct attest *a, const char *path, char **err)
 	if (!root) {
 		*err = xasprintf("attestation %s", yerr ? yerr : path);
 		free(yerr);
-		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
+		return missing ? CE_NOINPUT : CE_DATA;
 	}
 	return attest_from_json(a, root, path, err);
 }

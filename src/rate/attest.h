@@ -6,6 +6,7 @@
  * error naming the key. */
 #ifndef CMAX_RATE_ATTEST_H
 #define CMAX_RATE_ATTEST_H
+#include "core/error.h"
 #include <stddef.h>
 #include <jansson.h>
 
@@ -40,10 +41,10 @@ struct attest {
 	size_t nwarnings;
 };
 
-/* Validate (steals root). 0 or EXIT_DATAERR with a malloc'd one-line *err. */
-int attest_from_json(struct attest *a, json_t *root, const char *label, char **err);
-/* A YAML or JSON file: 0, EXIT_NOINPUT or EXIT_DATAERR. */
-int attest_load(struct attest *a, const char *path, char **err);
+/* Validate (steals root). 0 or CE_DATA with a malloc'd one-line *err. */
+enum cmax_err attest_from_json(struct attest *a, json_t *root, const char *label, char **err);
+/* A YAML or JSON file: 0, CE_NOINPUT or CE_DATA. */
+enum cmax_err attest_load(struct attest *a, const char *path, char **err);
 void attest_free(struct attest *a);
 /* The stated value at path (NULL when not stated, or a is NULL). */
 const struct att_value *attest_get(const struct attest *a, const char *path);

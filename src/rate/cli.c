@@ -125,7 +125,7 @@ static int fail(char *err, int rc)
 static int load_attestation(struct pset *p, const char *path)
 {
 	char *err = NULL;
-	int rc = attest_load(&p->att, path, &err);
+	int rc = exit_code_for(attest_load(&p->att, path, &err));
 	if (rc) {
 		attest_free(&p->att);
 		return fail(err, rc);
@@ -336,7 +336,7 @@ static int rate_load_policy(struct rate_cmd *rc)
 	}
 	int r = exit_code_for(e);
 	if (!r)
-		r = rubric_load(&rc->rb, rpath, &err);
+		r = exit_code_for(rubric_load(&rc->rb, rpath, &err));
 	free(rpath);
 	if (r)
 		return fail(err, r);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/exitcodes.h"
+#include "core/error.h"
 #include "core/strbuf.h"
 #include "core/yamljson.h"
 #include "rate/attest.h"
@@ -778,7 +779,7 @@ static int parse_root(struct vctx *v, struct rubric *rb, const json_t *root)
 	return parse_goodput(v, rb, json_object_get(root, "goodput"));
 }
 
-int rubric_from_json(struct rubric *rb, json_t *root, const char *label, char **err)
+enum cmax_err rubric_from_json(struct rubric *rb, json_t *root, const char *label, char **err)
 {
 	memset(rb, 0, sizeof *rb);
 	rb->root = root;
@@ -787,12 +788,12 @@ int rubric_from_json(struct rubric *rb, json_t *root, const char *label, char **
 	*err = NULL;
 	if (parse_root(&v, rb, root)) {
 		*err = v.err ? v.err : xasprintf("rubric %s: invalid", label);
-		return EXIT_DATAERR;
+		return CE_DATA;
 	}
 	return 0;
 }
 
-int rubric_load(struct rubric *rb, const char *path, char **err)
+enum cmax_err rubric_load(struct rubric *rb, const char *path, char **err)
 {
 	int missing = 0;
 	char *yerr = NULL;
@@ -801,7 +802,7 @@ int rubric_load(struct rubric *rb, const char *path, char **err)
 	if (!root) {
 		*err = xasprintf("rubric %s", yerr ? yerr : path);
 		free(yerr);
-		return missing ? EXIT_NOINPUT : EXIT_DATAERR;
+		return missing ? CE_NOINPUT : CE_DATA;
 	}
 	return rubric_from_json(rb, root, path, err);
 }

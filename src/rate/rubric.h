@@ -5,6 +5,7 @@
  * to doubt a field; strings are borrowed from the kept document. */
 #ifndef CMAX_RATE_RUBRIC_H
 #define CMAX_RATE_RUBRIC_H
+#include "core/error.h"
 #include <stddef.h>
 #include <jansson.h>
 
@@ -142,11 +143,11 @@ struct rubric {
 
 extern const char *const rate_category_ids[RATE_NCAT];
 
-/* Parse and validate (steals root). 0, or EXIT_DATAERR with a malloc'd
+/* Parse and validate (steals root). 0, or CE_DATA with a malloc'd
  * one-line *err naming label and the offending field. */
-int rubric_from_json(struct rubric *rb, json_t *root, const char *label, char **err);
-/* A YAML or JSON file: 0, EXIT_NOINPUT (missing) or EXIT_DATAERR. */
-int rubric_load(struct rubric *rb, const char *path, char **err);
+enum cmax_err rubric_from_json(struct rubric *rb, json_t *root, const char *label, char **err);
+/* A YAML or JSON file: 0, CE_NOINPUT (missing) or CE_DATA. */
+enum cmax_err rubric_load(struct rubric *rb, const char *path, char **err);
 void rubric_free(struct rubric *rb);
 
 const struct r_item *rubric_item(const struct rubric *rb, const char *id, size_t *cat, size_t *idx);

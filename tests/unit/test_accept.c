@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
+#include "core/error.h"
 #include "accept/judge.h"
 #include "accept/plan.h"
 #include "accept/verdict.h"
@@ -49,7 +50,7 @@ static char *plan_err(const char *yaml_tests)
 	char *err = NULL;
 	int rc = plan_from(yaml_tests, &p, &err);
 	acc_plan_free(&p);
-	if (rc != EXIT_DATAERR) {
+	if (rc != CE_DATA) {
 		free(err);
 		return strdup(rc == 0 ? "(accepted)" : "(other error)");
 	}
@@ -167,10 +168,10 @@ static void test_plan(void)
 	a = acc_test_argv(&p, &p.tests[0], &err);
 	T_OK(a && !strcmp(a[3], "/other$$x"), "a --var value is taken literally");
 	acc_argv_free(a);
-	T_INTEQ(acc_plan_set_var(&p, "NOPE=1", &err), EXIT_USAGE, "--var of an undeclared variable: usage error");
+	T_INTEQ(acc_plan_set_var(&p, "NOPE=1", &err), CE_USAGE, "--var of an undeclared variable: usage error");
 	T_STREQ(err, "--var NOPE: the plan declares no such variable (DIR, NODE)", "its message");
 	free(err);
-	T_INTEQ(acc_plan_set_var(&p, "=1", &err), EXIT_USAGE, "--var without a name");
+	T_INTEQ(acc_plan_set_var(&p, "=1", &err), CE_USAGE, "--var without a name");
 	free(err);
 	T_OK(acc_test_effect(&p.tests[0]) != NULL, "a benchmark changes the cluster (needs the confirmation)");
 	acc_plan_free(&p);
@@ -257,21 +258,21 @@ static void test_plan(void)
 	/* the top level */
 	json_error_t je;
 	json_t *root = json_loads("{\"schema\":\"cmax.accept.plan/2\"}", 0, &je);
-	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), EXIT_DATAERR, "another schema version refused");
+	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), CE_DATA, "another schema version refused");
 	T_STREQ(err, "q.json: schema: 'cmax.accept.plan/2' is not cmax.accept.plan/1", "its message");
 	free(err);
 	acc_plan_free(&p);
 	json_decref(root);
 	root = json_loads("{\"schema\":\"cmax.accept.plan/1\",\"name\":\"n\",\"system\":\"dgx\",\"acceptance_date\":\"2026-12-15\"}",
 			  0, &je);
-	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), EXIT_DATAERR, "unknown system refused");
+	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), CE_DATA, "unknown system refused");
 	T_STREQ(err, "q.json: system: 'dgx' is not hgx or nvl72", "its message");
 	free(err);
 	acc_plan_free(&p);
 	json_decref(root);
 	root = json_loads("{\"schema\":\"cmax.accept.plan/1\",\"name\":\"n\",\"system\":\"hgx\",\"acceptance_date\":\"15.12.2026\"}",
 			  0, &je);
-	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), EXIT_DATAERR, "a date in another spelling refused");
+	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), CE_DATA, "a date in another spelling refused");
 	T_STREQ(err, "q.json: acceptance_date: '15.12.2026' is not a date YYYY-MM-DD", "its message");
 	free(err);
 	acc_plan_free(&p);
@@ -279,12 +280,12 @@ static void test_plan(void)
 	root = json_loads("{\"schema\":\"cmax.accept.plan/1\",\"name\":\"n\",\"system\":\"hgx\",\"acceptance_date\":\"2026-12-15\","
 			  "\"retest\":{\"max_attempts\":0}}",
 			  0, &je);
-	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), EXIT_DATAERR, "max_attempts 0 refused");
+	T_INTEQ(acc_plan_from_json(root, "q.json", &p, &err), CE_DATA, "max_attempts 0 refused");
 	T_STREQ(err, "q.json: retest.max_attempts: out of range (a whole number 1-20; 1 = no retest)", "its message");
 	free(err);
 	acc_plan_free(&p);
 	json_decref(root);
-	T_INTEQ(acc_plan_load("/nonexistent/plan.yaml", &p, &err), EXIT_NOINPUT, "a missing plan file: 66");
+	T_INTEQ(acc_plan_load("/nonexistent/plan.yaml", &p, &err), CE_NOINPUT, "a missing plan file: CE_NOINPUT (the command says 66)");
 	free(err);
 	acc_plan_free(&p);
 }
@@ -643,43 +644,43 @@ static void test_previous(void)
 	T_INTEQ(acc_prev_check(&pv, &p, &err), 0, "it belongs to the plan");
 	free(p.name);
 	p.name = strdup("other");
-	T_INTEQ(acc_prev_check(&pv, &p, &err), EXIT_DATAERR, "an attempt of another plan refused");
+	T_INTEQ(acc_prev_check(&pv, &p, &err), CE_DATA, "an attempt of another plan refused");
 	T_STREQ(err, "prev.json: an attempt of plan 't', not of 'other'", "its message");
 	free(err);
 	acc_plan_free(&p);
 	plan_from("tests:\n  - {id: a, title: t, args: [audit, --yes], duration: 1m, criteria: [{rows: x, status: PASS}]}\n",
 		  &p, &err);
-	T_INTEQ(acc_prev_check(&pv, &p, &err), EXIT_DATAERR, "a plan that lost tests refused");
+	T_INTEQ(acc_prev_check(&pv, &p, &err), CE_DATA, "a plan that lost tests refused");
 	T_STREQ(err, "prev.json: has test b, which the plan does not: the plan changed since that attempt", "its message");
 	free(err);
 	acc_plan_free(&p);
 	acc_prev_free(&pv);
 	json_decref(v);
 
-	T_INTEQ(prev_rc("{\"schema\":\"cmax.accept.plan/1\"}", &err), EXIT_DATAERR, "a plan is not a previous attempt");
+	T_INTEQ(prev_rc("{\"schema\":\"cmax.accept.plan/1\"}", &err), CE_DATA, "a plan is not a previous attempt");
 	T_STREQ(err, "prev.json: not a cmax accept document (schema cmax.accept.plan/1, expected cmax.accept/1)", "its message");
 	free(err);
 	T_INTEQ(prev_rc("{\"schema\":\"cmax.accept/1\",\"plan\":{\"name\":\"t\"},\"attempt\":1,\"date\":\"2026-12-01\","
 			"\"verdict\":{\"status\":\"RETEST REQUIRED\"},\"retest\":[],\"tests\":[{\"id\":\"a\",\"status\":\"OK\",\"attempt\":1}]}",
 			&err),
-		EXIT_DATAERR, "a test status outside PASS/FAIL/INCOMPLETE refused");
+		CE_DATA, "a test status outside PASS/FAIL/INCOMPLETE refused");
 	T_STREQ(err, "prev.json: test a: status must be PASS, FAIL or INCOMPLETE", "its message");
 	free(err);
 	T_INTEQ(prev_rc("{\"schema\":\"cmax.accept/1\",\"plan\":{\"name\":\"t\"},\"attempt\":1,\"date\":\"2026-12-01\","
 			"\"verdict\":{\"status\":\"RETEST REQUIRED\"},\"retest\":[\"z\"],\"tests\":[{\"id\":\"a\",\"status\":\"FAIL\",\"attempt\":1}]}",
 			&err),
-		EXIT_DATAERR, "a retest of an unknown test refused");
+		CE_DATA, "a retest of an unknown test refused");
 	T_STREQ(err, "prev.json: retest[0] is not one of its tests", "its message");
 	free(err);
 	T_INTEQ(prev_rc("{\"schema\":\"cmax.accept/1\",\"plan\":{\"name\":\"t\"},\"attempt\":2,\"date\":\"2026-12-01\","
 			"\"verdict\":{\"status\":\"RETEST REQUIRED\"},\"retest\":[],\"tests\":[{\"id\":\"a\",\"status\":\"FAIL\",\"attempt\":3}]}",
 			&err),
-		EXIT_DATAERR, "a test attempt after the document's own refused");
+		CE_DATA, "a test attempt after the document's own refused");
 	free(err);
-	T_INTEQ(prev_rc("[]", &err), EXIT_DATAERR, "not an object");
+	T_INTEQ(prev_rc("[]", &err), CE_DATA, "not an object");
 	free(err);
 	struct acc_prev pm;
-	T_INTEQ(acc_prev_load("/nonexistent/prev.json", &pm, &err), EXIT_NOINPUT, "a missing --previous: 66");
+	T_INTEQ(acc_prev_load("/nonexistent/prev.json", &pm, &err), CE_NOINPUT, "a missing --previous: CE_NOINPUT (the command says 66)");
 	free(err);
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tap.h"
+#include "core/error.h"
 #include "core/exitcodes.h"
 #include "core/yamljson.h"
 #include "rate/score.h"
@@ -291,7 +292,7 @@ static void test_rubric_validation(void)
 	rubric_free(&rb);
 	free(err);
 	err = NULL;
-	T_INTEQ(rubric_load(&rb, "/nonexistent/rubric.json", &err), EXIT_NOINPUT, "missing rubric: 66");
+	T_INTEQ(rubric_load(&rb, "/nonexistent/rubric.json", &err), CE_NOINPUT, "missing rubric: CE_NOINPUT (the command says 66)");
 	free(err);
 	err = NULL;
 	rubric_free(&rb);
@@ -307,7 +308,7 @@ static void test_rubric_validation(void)
 		muts[i].apply(r);
 		err = NULL;
 		int rc = rubric_from_json(&rb, r, "r.json", &err);
-		T_OK(rc == EXIT_DATAERR && err && strstr(err, muts[i].want) && !strchr(err, '\n') &&
+		T_OK(rc == CE_DATA && err && strstr(err, muts[i].want) && !strchr(err, '\n') &&
 			     !strncmp(err, "rubric r.json: ", 15),
 		     "rubric refused: %s (%s)", muts[i].what, err ? err : "accepted");
 		rubric_free(&rb);
@@ -327,27 +328,27 @@ static const struct {
 } atts[] = {
 	{ "provider: X\ncertifications: {soc2_type2: true}\n", 0, NULL, 1, 0 },
 	{ "certifications:\n  soc2_type2: {value: false, source: \"audit letter\"}\n", 0, NULL, 1, 0 },
-	{ "support: {response_minutes: fast}\n", EXIT_DATAERR, "support.response_minutes: expected a number, got a string", 0, 0 },
-	{ "support: {response_minutes: -5}\n", EXIT_DATAERR, "expected a number of 0 or more", 0, 0 },
-	{ "support: {hours: always}\n", EXIT_DATAERR, "support.hours: expected one of 24x7, business_hours, none, got 'always'", 0, 0 },
-	{ "billing: {during_creation: \"no\"}\n", EXIT_DATAERR, "billing.during_creation: expected true or false, got a string", 0, 0 },
-	{ "billing: yes\n", EXIT_DATAERR, "billing: expected a mapping of fields", 0, 0 },
-	{ "gpus_offered: B200\n", EXIT_DATAERR, "gpus_offered: expected a list of strings, got a string", 0, 0 },
-	{ "gpus_offered: [B200, 7]\n", EXIT_DATAERR, "item 2 is a number", 0, 0 },
-	{ "availability: {delivery_date: 2026-13-45}\n", EXIT_DATAERR, "expected a date YYYY-MM-DD", 0, 0 },
-	{ "date: yesterday\n", EXIT_DATAERR, "date: expected a date YYYY-MM-DD", 0, 0 },
-	{ "date: 2026-02-30\n", EXIT_DATAERR, "date: expected a date YYYY-MM-DD, got '2026-02-30'", 0, 0 },
+	{ "support: {response_minutes: fast}\n", CE_DATA, "support.response_minutes: expected a number, got a string", 0, 0 },
+	{ "support: {response_minutes: -5}\n", CE_DATA, "expected a number of 0 or more", 0, 0 },
+	{ "support: {hours: always}\n", CE_DATA, "support.hours: expected one of 24x7, business_hours, none, got 'always'", 0, 0 },
+	{ "billing: {during_creation: \"no\"}\n", CE_DATA, "billing.during_creation: expected true or false, got a string", 0, 0 },
+	{ "billing: yes\n", CE_DATA, "billing: expected a mapping of fields", 0, 0 },
+	{ "gpus_offered: B200\n", CE_DATA, "gpus_offered: expected a list of strings, got a string", 0, 0 },
+	{ "gpus_offered: [B200, 7]\n", CE_DATA, "item 2 is a number", 0, 0 },
+	{ "availability: {delivery_date: 2026-13-45}\n", CE_DATA, "expected a date YYYY-MM-DD", 0, 0 },
+	{ "date: yesterday\n", CE_DATA, "date: expected a date YYYY-MM-DD", 0, 0 },
+	{ "date: 2026-02-30\n", CE_DATA, "date: expected a date YYYY-MM-DD, got '2026-02-30'", 0, 0 },
 	{ "date: 2028-02-29\navailability: {delivery_date: 2026-12-01}\n", 0, NULL, 1, 0 },
-	{ "schema: cmax.attestation/2\n", EXIT_DATAERR, "schema: expected cmax.attestation/1", 0, 0 },
-	{ "pricing: {price_per_gpu_hour: {source: x}}\n", EXIT_DATAERR, "needs a 'value'", 0, 0 },
-	{ "- a\n- b\n", EXIT_DATAERR, "expected a mapping at the top", 0, 0 },
+	{ "schema: cmax.attestation/2\n", CE_DATA, "schema: expected cmax.attestation/1", 0, 0 },
+	{ "pricing: {price_per_gpu_hour: {source: x}}\n", CE_DATA, "needs a 'value'", 0, 0 },
+	{ "- a\n- b\n", CE_DATA, "expected a mapping at the top", 0, 0 },
 	{ "colour: blue\nsupport: {hours: 24x7, mood: good}\n", 0, NULL, 1, 2 },
 	{ "pricing: {price_per_gpu_hour: null, public_price: ~}\n", 0, NULL, 0, 0 },
-	{ "pricing: {price_per_gpu_hour: {value: 2.5, source: 3}}\n", EXIT_DATAERR, "'source' must be a string", 0, 0 },
+	{ "pricing: {price_per_gpu_hour: {value: 2.5, source: 3}}\n", CE_DATA, "'source' must be a string", 0, 0 },
 	/* beyond any real statement: a typo, never a figure to score (the goodput money would overflow) */
-	{ "pricing: {price_per_gpu_hour: 1e308}\n", EXIT_DATAERR,
+	{ "pricing: {price_per_gpu_hour: 1e308}\n", CE_DATA,
 	  "pricing.price_per_gpu_hour: expected a number from 0 to 1e+06, got 1e+308", 0, 0 },
-	{ "support: {response_minutes: 600000}\n", EXIT_DATAERR, "expected a number from 0 to 525600", 0, 0 },
+	{ "support: {response_minutes: 600000}\n", CE_DATA, "expected a number from 0 to 525600", 0, 0 },
 };
 
 static void test_attestation(void)
