@@ -119,8 +119,9 @@ const struct bench_ops *bench_find(const char *name);
  * (free it). What cmax bench NAME parses, --help shows, and the man page
  * and completion are generated from. */
 struct opt_def *bench_options_of(const struct bench_ops *ops);
-/* cmax bench NAME --help: its usage, then its options and the shared ones. */
-void bench_help(FILE *out, const struct bench_ops *ops);
+/* cmax bench NAME --help: its usage, then defs (bench_options_of: its options
+ * and the shared ones), then its procedure version. */
+void bench_help(FILE *out, const struct bench_ops *ops, const struct opt_def *defs);
 /* Only the parse, for a worker hook (no OPT_LIST options: their arrays
  * are released before it returns): 0, -1 after --help, or an exit code. */
 int bench_parse_options(const struct bench_ops *ops, struct bench_opts *o, int argc, char **argv);

@@ -38,12 +38,11 @@ static int bench_parse(const struct bench_ops *ops, struct opt_parser *p, struct
 	if (ops->defaults)
 		ops->defaults(o);
 	enum opt_status st = opt_parse(p, argc, argv);
-	if (st == OPT_HELP) {
-		bench_help(stdout, ops);
-		return -1;
-	}
-	if (st != OPT_OK)
-		return EXIT_USAGE;
+	if (st == OPT_HELP)
+		bench_help(stdout, ops, p->defs);
+	int rc = opt_parse_result(st);
+	if (rc)
+		return rc;
 	if (o->quick && o->full) {
 		fprintf(stderr, "cmax bench %s: --quick and --full exclude each other; give one\n", ops->name);
 		return EXIT_USAGE;

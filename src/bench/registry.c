@@ -125,14 +125,14 @@ static void bench_usage(FILE *out)
 	      "afterwards (also on Ctrl-C). See cmax bench NAME --help.\n", out);
 }
 
-void bench_help(FILE *out, const struct bench_ops *ops)
+void bench_help(FILE *out, const struct bench_ops *ops, const struct opt_def *defs)
 {
-	struct opt_def *d = bench_options_of(ops);
-	fputs(ops->usage, out);
-	fputs("\nOptions:\n", out);
-	opt_help(out, d);
-	fprintf(out, "\nProcedure version %s: a figure is comparable with another of the same version.\n", ops->version);
-	free(d);
+	char *head = xasprintf("%s\nOptions:\n", ops->usage);
+	char *tail = xasprintf("Procedure version %s: a figure is comparable with another of the same version.\n",
+			       ops->version);
+	opt_help_page(out, head, defs, tail);
+	free(head);
+	free(tail);
 }
 
 int cmd_bench(int argc, char **argv)

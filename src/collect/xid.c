@@ -194,6 +194,19 @@ static void klog_take(struct klog *k, const char *source, struct cmd_result *r)
 	r->out = NULL;
 }
 
+/* A log tool that hung or was killed fails the collector (how, in its
+ * reason) and its result is freed: 1; else 0 and r is the caller's. */
+static int klog_broke(struct col_run *c, const char *tool, struct cmd_result *r)
+{
+	if (r->outcome != RUN_TIMEOUT && r->outcome != RUN_SIGNALED)
+		return 0;
+	char *d = cmd_describe(r);
+	col_set_state(c, COL_FAILED, "%s %s", tool, d);
+	free(d);
+	cmd_result_free(r);
+	return 1;
+}
+
 /* journalctl -k over the window. Returns -1 when it hung or was killed
  * (the collector has failed). */
 static int klog_journal(struct col_run *c, struct klog *k, time_t since)
@@ -203,13 +216,8 @@ static int klog_journal(struct col_run *c, struct klog *k, time_t since)
 	const char *jargv[] = { "journalctl", "-k", "--since", at, "-o", "short-iso", "--no-pager", "--quiet", NULL };
 	struct cmd_result r;
 	run_capped(c, jargv, 10000, &r);
-	if (r.outcome == RUN_TIMEOUT || r.outcome == RUN_SIGNALED) {
-		char *d = cmd_describe(&r);
-		col_set_state(c, COL_FAILED, "journalctl -k %s", d);
-		free(d);
-		cmd_result_free(&r);
+	if (klog_broke(c, "journalctl -k", &r))
 		return -1;
-	}
 	if (r.outcome == RUN_EXITED && r.exit_code == 0 && r.out_len > 0) {
 		klog_take(k, "journalctl", &r);
 	} else if (r.outcome == RUN_NOT_FOUND) {
@@ -234,13 +242,8 @@ static int klog_dmesg(struct col_run *c, struct klog *k)
 	const char *dargv[] = { "dmesg", "--time-format", "iso", NULL };
 	struct cmd_result r;
 	run_capped(c, dargv, 5000, &r);
-	if (r.outcome == RUN_TIMEOUT || r.outcome == RUN_SIGNALED) {
-		char *d = cmd_describe(&r);
-		col_set_state(c, COL_FAILED, "dmesg %s", d);
-		free(d);
-		cmd_result_free(&r);
+	if (klog_broke(c, "dmesg", &r))
 		return -1;
-	}
 	if (cmd_ok(&r)) {
 		klog_take(k, "dmesg", &r);
 	} else if (r.outcome == RUN_NOT_FOUND) {
