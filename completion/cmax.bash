@@ -6,6 +6,7 @@ _cmax_subcommands() {
 	audit) echo "review" ;;
 	bench) echo "storage metadata s3 net gpu lifecycle" ;;
 	health) echo "check watch" ;;
+	minimums) echo "refresh" ;;
 	esac
 }
 
@@ -13,7 +14,7 @@ _cmax_subcommands() {
 # nothing (a flag), value, file, dir or choice:A B C
 _cmax_options() {
 	case $1 in
-	"audit") echo "--local --standalone --vm --container --slurm --k8s --nodes=value --partition=value --node-cmd=file --node-timeout=value --kubeconfig=file --context=value --node-image=value --yes --show --dry-run --output=choice --output-file=file --active --sysroot=dir --minimums=file --output-dir=dir --json --timeout=value --tool-timeout=value --exit-zero --verbose --no-color --help" ;;
+	"audit") echo "--local --standalone --vm --container --slurm --k8s --nodes=value --partition=value --node-cmd=file --node-timeout=value --kubeconfig=file --context=value --node-image=value --probe-image=value --yes --show --dry-run --output=choice --output-file=file --active --sudo --no-sudo --sysroot=dir --baseline=file --minimums=file --output-dir=dir --json --timeout=value --tool-timeout=value --exit-zero --verbose --no-color --help" ;;
 	"audit review") echo "--command=value --no-interactive --json --verbose --no-color --help" ;;
 	"bench") echo "--path=dir --endurance --perftest --frontend=value --help" ;;
 	"bench storage") echo "--clients=value --slurm --nodes=value --clients-per-node=value --partition=value --size=value --runtime=value --iodepth=value --only=value --endurance --endurance-minutes=value --fio=file --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
@@ -30,6 +31,8 @@ _cmax_options() {
 	"rate") echo "--attestation=file --rubric=file --provider=value --compare --gpus=value --gpus-per-node=value --job-starts-per-day=value --failures-per-month=value --storage-bound-fraction=value --price-per-gpu-hour=value --json --output-file=file --verbose --help" ;;
 	"sla") echo "--events=file --format=choice --time-offset=value --layout=file --nodes=value --system=value --nodes-per-rack=value --racks-per-cluster=value --clusters-per-site=value --gpus-per-node=value --customer-users=value --level=value --levels=file --exclusions=file --period=value --from=value --to=value --price-per-gpu-hour=value --json --output-file=file --verbose --help" ;;
 	"accept") echo "--var=value --only=value --dry-run --yes --from-results=file --output-dir=dir --previous=file --date=value --json --output-file=file --verbose --help" ;;
+	"minimums") echo "--from=file --base=file --output-file=file --json --verbose --help" ;;
+	"minimums refresh") echo "--from=file --base=file --output-file=file --json --verbose --help" ;;
 	"version") echo "--json --verbose --help" ;;
 	"help") echo "--json --verbose --help" ;;
 	esac
@@ -72,11 +75,11 @@ _cmax() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[1]} sub= key kind w
 	COMPREPLY=()
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept minimums version help" -- "$cur"))
 		return
 	fi
 	if [ "$cmd" = help ]; then
-		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept version help" -- "$cur"))
+		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept minimums version help" -- "$cur"))
 		[ "$COMP_CWORD" -eq 3 ] && COMPREPLY=($(compgen -W "$(_cmax_subcommands "${COMP_WORDS[2]}")" -- "$cur"))
 		return
 	fi

@@ -24,6 +24,7 @@
 #include "fleet/fleet.h"
 #include "health/health.h"
 #include "inject/inject.h"
+#include "minimums/minimums.h"
 #include "rate/rate.h"
 #include "sla/sla.h"
 #include "accept/accept.h"
@@ -126,6 +127,11 @@ static const struct command health_subs[] = {
 	{ NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL },
 };
 
+static const struct command minimums_subs[] = {
+	{ "refresh", NULL, "rebuild the minimum-version table offline from saved advisories", 0, NULL, NULL, NULL, NULL, NULL },
+	{ NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL },
+};
+
 static struct opt_def *bench_sub_options(const char *name)
 {
 	const struct bench_ops *ops = bench_find(name);
@@ -142,6 +148,7 @@ static const struct command commands[] = {
 	{ "rate", cmd_rate, "category scores, tier and goodput from result files (see cmax rate --help)", 0, rate_options, NULL, "FILE|DIR...", NULL, NULL },
 	{ "sla", cmd_sla, "downtime, availability and credits from node-state history (see cmax sla --help)", 0, sla_options, NULL, "[FILE...]", NULL, NULL },
 	{ "accept", cmd_accept, "run or evaluate an acceptance plan (see cmax accept --help)", 0, accept_options, NULL, "PLAN", NULL, NULL },
+	{ "minimums", cmd_minimums, NULL, CMD_NEEDS_SUB, minimums_options, minimums_subs, NULL, "action", NULL },
 	{ "version", cmd_version, "print the version", 0, version_options, NULL, NULL, NULL, NULL },
 	{ "help", cmd_help, "this help, or a command's (cmax help COMMAND)", 0, help_options, NULL, "[COMMAND]", NULL, NULL },
 	/* the node side of `cmax audit --slurm / --k8s` */

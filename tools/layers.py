@@ -32,7 +32,7 @@ LAYERS = [
     ("fleet", ["fleet"]),
 ]
 # Commands: each sees every library layer and itself, not the others.
-COMMANDS = ["audit", "bench", "health", "inject", "rate", "sla", "accept"]
+COMMANDS = ["audit", "bench", "health", "inject", "rate", "sla", "accept", "minimums"]
 
 
 def allowed():

@@ -7,6 +7,7 @@
 #include "checks/check.h"
 #include "collect/collector.h"
 #include "engine/target.h"
+#include "audit/baseline.h"
 #include "audit/rundir.h"
 #include "core/argv.h"
 #include "core/options.h"
@@ -21,6 +22,7 @@
 #include "core/clock.h"
 #include "core/datafile.h"
 #include "core/policyfile.h"
+#include "core/privilege.h"
 #include "core/runner.h"
 #include "core/usage.h"
 #include "report/report.h"
@@ -47,8 +49,22 @@ static size_t active_probe_count(void)
 /* What --active does in this build, from the check table itself. */
 static const char *active_effect(void)
 {
-	return active_probe_count() ? "see --dry-run for which"
+	return active_probe_count() ? "also run the probes that change state or load the GPUs\n"
+				      "(DCGM diagnostics r1 and r2, vboost control, an NCCL all-reduce over the node's GPUs;\n"
+				      "with --k8s, PVC and NetworkPolicy probes), each killed at its budget and undone\n"
+				      "afterwards; --timeout and --node-timeout grow by their budgets; --dry-run --active\n"
+				      "lists each with what it changes"
 				    : "this version has no such probe, so it changes nothing (every check is read-only)";
+}
+
+/* The built-in budgets of every probe: what --active adds to --timeout, so
+ * that the read-only part keeps its own budget. */
+static long active_budget_s(void)
+{
+	long s = 0;
+	for (size_t i = 0; i < probe_table_len; i++)
+		s += probe_table[i].budget_s;
+	return s;
 }
 
 struct audit_opts {
@@ -56,11 +72,13 @@ struct audit_opts {
 	enum target_flag target;
 	int tflag[TF_K8S + 1];      /* --local ... --k8s, by enum target_flag */
 	int yes, show, dry_run, active, json, exit_zero, verbose, no_color;
+	int sudo, no_sudo;          /* the privileged reads' policy (core/privilege.h) */
 	const char *output_fmt, *output_file, *sysroot, *minimums, *output_dir;
+	const char *baseline;       /* --baseline RUN (audit/baseline.h) */
 	long timeout_s;
 	long tool_timeout_s;   /* 0 = each tool's own timeout */
 	/* fleet */
-	const char *nodes, *partition, *node_cmd, *kubeconfig, *context, *node_image;
+	const char *nodes, *partition, *node_cmd, *kubeconfig, *context, *node_image, *probe_image;
 	long node_timeout_s;
 };
 
@@ -86,6 +104,9 @@ const struct opt_def audit_options[] = {
 	{ "context", 0, OPT_STRING, AO(context), "NAME", "--k8s: kubeconfig context", NULL, 0, 0, NULL, NULL, 0 },
 	{ "node-image", 0, OPT_STRING, AO(node_image), "IMAGE", "--k8s: image holding cmax for the per-node collector pods",
 	  NULL, 0, 0, NULL, NULL, 0 },
+	{ "probe-image", 0, OPT_STRING, AO(probe_image), "IMAGE",
+	  "--k8s --active: image of the StorageClass and NetworkPolicy probe pods (needs sh, dd, httpd, wget: busybox)",
+	  "registry.k8s.io/e2e-test-images/busybox:1.36.1-1", 0, 0, NULL, NULL, 0 },
 	OPTION_YES(struct audit_opts, yes),
 	{ "show", 's', OPT_FLAG, AO(show), NULL, "list the checks that would run, then exit", NULL, 0, 0, NULL, NULL, 0 },
 	OPTION_DRY_RUN(struct audit_opts, dry_run),
@@ -94,7 +115,12 @@ const struct opt_def audit_options[] = {
 	  NULL, 0, 0, NULL, NULL, OPTF_PATH },
 	{ "active", 0, OPT_FLAG, AO(active), NULL, "allow probes that change state or make traffic (see below)", NULL, 0, 0,
 	  NULL, NULL, 0 },
+	{ "sudo", 0, OPT_FLAG, AO(sudo), NULL, "run the read-only privileged reads through sudo -n (see below)",
+	  "when sudo -n true succeeds", 0, 0, NULL, NULL, 0 },
+	{ "no-sudo", 0, OPT_FLAG, AO(no_sudo), NULL, "never run sudo, not even sudo -n true", NULL, 0, 0, NULL, NULL, 0 },
 	OPTION_SYSROOT(struct audit_opts, sysroot),
+	{ "baseline", 0, OPT_STRING, AO(baseline), "RUN", "compare with this earlier run of the host (its directory or "
+	  "audit.values.json)", NULL, 0, 0, NULL, NULL, OPTF_PATH },
 	{ "minimums", 0, OPT_STRING, AO(minimums), "FILE", "grade versions against this minimum-version table", NULL, 0, 0,
 	  NULL, NULL, OPTF_PATH },
 	{ "output-dir", 0, OPT_STRING, AO(output_dir), "DIR", "write the run here", "~/.cmax/audit/<UTC timestamp>/", 0, 0,
@@ -136,6 +162,10 @@ static const char audit_help_tail_fmt[] =
 	"own: 10 s for nvidia-smi and the kernel log, 2-5 s for version probes.\n"
 	"-v adds observed/expected, -vv references, -vvv reproduce, remediation and evidence.\n"
 	"--active: %s.\n"
+	"Privileged reads (--dry-run lists them): where root reads more than a tenant (PCIe\n"
+	"extended config space for ACS, DMI tables, the BMC), a fixed table of read-only commands\n"
+	"runs as root, or through sudo -n when sudo -n true succeeds; --sudo insists (a refusal\n"
+	"is a SKIP reason), --no-sudo never runs sudo. Nothing that writes is in the table.\n"
 	"\n"
 	"Ctrl-C, SIGTERM or SIGHUP stops the running tool and writes the report so far, marked\n"
 	"partial; exit 130, 143 or 129.\n";
@@ -208,8 +238,10 @@ static int audit_check_opts(struct audit_opts *o)
 	if ((o->node_cmd || o->kubeconfig || o->context) && o->target != TF_NONE && o->target != TF_SLURM &&
 	    o->target != TF_K8S)
 		return usage_error("%s goes with --slurm or --k8s", o->node_cmd ? "--node-cmd" : "--kubeconfig/--context");
-	if (o->node_image && o->target != TF_NONE && o->target != TF_K8S)
-		return usage_error("%s goes with --k8s", "--node-image");
+	if ((o->node_image || o->probe_image) && o->target != TF_NONE && o->target != TF_K8S)
+		return usage_error("%s goes with --k8s", o->node_image ? "--node-image" : "--probe-image");
+	if (o->sudo && o->no_sudo)
+		return usage_error("%s: give --sudo or --no-sudo, not both", "--sudo");
 	return 0;
 }
 
@@ -256,6 +288,59 @@ static int use_color(const struct audit_opts *o, FILE *f)
 	return !o->no_color && !(nc && *nc) && isatty(fileno(f));
 }
 
+/* The privileged reads (core/privilege.h) and whether they would run
+ * through sudo under this run's policy: decided without running sudo. */
+static json_t *priv_plan_json(const struct audit_ctx *ctx)
+{
+	json_t *o = json_object(), *arr = json_array();
+	json_object_set_new(o, "policy", json_string(priv_policy_name(priv_get_policy())));
+	json_object_set_new(o, "would_use_sudo", json_string(priv_plan_would(ctx->is_root)));
+	for (size_t i = 0; i < priv_reads_len; i++) {
+		json_t *e = json_object();
+		char *cmd = priv_read_cmdline(&priv_reads[i]);
+		json_object_set_new(e, "command", json_string(cmd));
+		json_object_set_new(e, "collector", json_string(priv_reads[i].collector));
+		json_object_set_new(e, "reads", json_string(priv_reads[i].why));
+		json_object_set_new(e, "changes_state", json_false());
+		json_array_append_new(arr, e);
+		free(cmd);
+	}
+	json_object_set_new(o, "commands", arr);
+	return o;
+}
+
+static int plan_has(const struct audit_plan *plan, const char *id)
+{
+	for (size_t i = 0; i < plan->n; i++)
+		if (!strcmp(plan->checks[i]->id, id))
+			return 1;
+	return 0;
+}
+
+/* Every probe of this build (checks/probes.def), also those this plan
+ * leaves out (another target's, another profile's): what each changes,
+ * its budget and clean-up, and whether this run would start it. */
+static json_t *probes_json(const struct audit_ctx *ctx, const struct audit_plan *plan, int active)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < ctx->reg->n_probes; i++) {
+		const struct probe_def *p = &ctx->reg->probes[i];
+		const struct check_def *d = check_find(p->check_id);
+		int in = plan_has(plan, p->check_id);
+		json_t *a = json_object();
+		json_object_set_new(a, "id", json_string(p->check_id));
+		json_object_set_new(a, "would_run", json_boolean(active && in && d && (d->targets & ctx->target.mask)));
+		json_object_set_new(a, "in_plan", json_boolean(in));
+		json_object_set_new(a, "does", json_string(d ? d->title : p->changes));
+		json_object_set_new(a, "changes_state", json_true());
+		json_object_set_new(a, "changes", json_string(p->changes));
+		json_object_set_new(a, "budget_s", json_integer(probe_budget_ms(ctx, p->check_id) / 1000));
+		json_object_set_new(a, "cleanup", json_string(p->cleanup));
+		json_array_append_new(arr, a);
+	}
+	return arr;
+}
+
 static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *plan, const struct audit_opts *o)
 {
 	json_t *doc = json_object();
@@ -272,7 +357,7 @@ static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *p
 	json_object_set_new(doc, "target", t);
 	json_object_set_new(doc, "active", json_boolean(o->active));
 	json_object_set_new(doc, "timeout_s", json_integer(o->timeout_s));
-	json_t *checks = json_array(), *active = json_array(), *cols = json_array();
+	json_t *checks = json_array(), *cols = json_array();
 	for (size_t i = 0; i < plan->n; i++) {
 		const struct check_def *d = plan->checks[i];
 		json_t *c = json_object();
@@ -286,13 +371,6 @@ static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *p
 		json_object_set_new(c, "remediation", d->remediation ? json_string(d->remediation) : json_null());
 		json_object_set_new(c, "reproduce", d->reproduce ? json_string(d->reproduce) : json_null());
 		json_array_append_new(checks, c);
-		if (d->flags & CHECK_ACTIVE) {
-			json_t *a = json_object();
-			json_object_set_new(a, "id", json_string(d->id));
-			json_object_set_new(a, "would_run", json_boolean(o->active));
-			json_object_set_new(a, "does", json_string(d->title));
-			json_array_append_new(active, a);
-		}
 		char *req = xstrdup(d->requires ? d->requires : "");
 		for (char *sv = NULL, *n = strtok_r(req, ",", &sv); n; n = strtok_r(NULL, ",", &sv)) {
 			n = str_trim(n);
@@ -314,7 +392,7 @@ static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *p
 	}
 	json_object_set_new(doc, "checks", checks);
 	json_object_set_new(doc, "collectors", cols);
-	json_object_set_new(doc, "state_changing_probes", active);
+	json_object_set_new(doc, "state_changing_probes", probes_json(ctx, plan, o->active));
 	json_object_set_new(doc, "active_probes_in_this_version", json_integer((json_int_t)active_probe_count()));
 	if (!active_probe_count())
 		json_object_set_new(doc, "active_note", json_string("no active probe exists in this version: every check "
@@ -328,6 +406,7 @@ static json_t *plan_json(const struct audit_ctx *ctx, const struct audit_plan *p
 	json_object_set_new(doc, "output_dir", json_string(o->output_dir ? o->output_dir : base));
 	free(base);
 	json_object_set_new(doc, "writes_outside_output_dir", json_false());
+	json_object_set_new(doc, "privileged_reads", priv_plan_json(ctx));
 	return doc;
 }
 
@@ -363,6 +442,35 @@ static int write_plan(const json_t *doc, const struct audit_opts *o)
 	return EXIT_OK;
 }
 
+static void show_priv_reads(const struct audit_ctx *ctx, FILE *out)
+{
+	fprintf(out, "\nPrivileged reads (read-only; sudo policy %s: %s):\n", priv_policy_name(priv_get_policy()),
+		priv_plan_would(ctx->is_root));
+	for (size_t i = 0; i < priv_reads_len; i++) {
+		char *cmd = priv_read_cmdline(&priv_reads[i]);
+		fprintf(out, "  %-52s %s\n", cmd, priv_reads[i].collector);
+		free(cmd);
+	}
+}
+
+/* Every state-changing probe of this build: what it changes, its budget
+ * and its clean-up, and whether this run would start it. */
+static void show_probes(const struct audit_ctx *ctx, const struct audit_plan *plan, FILE *out)
+{
+	fprintf(out, "\n## state-changing probes (%s)\n", ctx->active ? "--active: those of this plan run"
+									: "none runs: they need --active");
+	for (size_t i = 0; i < ctx->reg->n_probes; i++) {
+		const struct probe_def *p = &ctx->reg->probes[i];
+		const struct check_def *d = check_find(p->check_id);
+		const char *note = !plan_has(plan, p->check_id) ? " (not in this plan: another target or profile)"
+				   : d && !(d->targets & ctx->target.mask) ? " (n/a for this target)" : "";
+		fprintf(out, "  %-36s %s%s\n      changes: %s\n      budget: %ld s (killed and graded ERROR past it)\n"
+			     "      cleanup: %s\n",
+			p->check_id, d ? d->title : "", note, p->changes, probe_budget_ms(ctx, p->check_id) / 1000,
+			*p->cleanup ? p->cleanup : "nothing to undo");
+	}
+}
+
 static void show_plan(const struct audit_ctx *ctx, const struct audit_plan *plan, FILE *out)
 {
 	fprintf(out, "# cmax audit plan: %s, target %s (%s, %s)\n", plan->profile ? plan->profile : "full",
@@ -381,8 +489,11 @@ static void show_plan(const struct audit_ctx *ctx, const struct audit_plan *plan
 		fprintf(out, "  %-36s %s%s\n", d->id, d->title, note);
 	}
 	fprintf(out, "\n%zu checks; reads files and runs read-only commands; writes only the run directory.\n", plan->n);
-	if (!active_probe_count())
+	if (!active_probe_count()) {
 		fprintf(out, "No active probe exists in this version: every check is read-only, and --active changes nothing.\n");
+		return;
+	}
+	show_probes(ctx, plan, out);
 }
 
 /* Interactive confirmation; returns 1 run, 0 declined, -1 usage error. */
@@ -462,20 +573,29 @@ static json_t *collectors_json(struct audit_ctx *ctx)
 	return a;
 }
 
-static char *dump_text(const struct report_meta *m, const json_t *fleet, struct result *const *rows, size_t n,
-		       int verbose)
+/* The text report (-vvv, no colour, then the note) streamed into
+ * DIR/audit.out: 0, or -1 with *err. */
+static int write_text(const char *dir, const struct report_meta *m, const json_t *fleet, struct result *const *rows,
+		      size_t n, const char *note, char **err)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return xstrdup("");
-	if (fleet)
-		fleet_report_text(f, m, fleet, rows, n, verbose, 0);
-	else
-		report_text(f, m, rows, n, verbose, 0);
-	fclose(f);
-	return buf;
+	char *path = xasprintf("%s/audit.out", dir);
+	struct outfile *of = outfile_open(path, OUTFILE_REPLACE, err);
+	FILE *f = of ? outfile_stream(of) : NULL;
+	int rc = -1;
+	if (f) {
+		if (fleet)
+			fleet_report_text(f, m, fleet, rows, n, 3, 0);
+		else
+			report_text(f, m, rows, n, 3, 0);
+		if (note)
+			fputs(note, f);
+		rc = outfile_commit(of, err);
+	} else if (of) {
+		*err = xasprintf("cannot write %s: %s", path, strerror(errno));
+		outfile_abort(of);
+	}
+	free(path);
+	return rc;
 }
 
 /* Name of the cluster for the cluster-scope rows: Slurm's ClusterName or
@@ -512,9 +632,11 @@ static struct fanout_opts fanout_opts_of(const struct audit_opts *o)
 		.node_cmd = o->node_cmd,
 		.nodes = o->nodes,
 		.partition = o->partition,
-		.per_node_timeout_s = o->node_timeout_s,
+		/* a node's own budget grows by the probes it may run, as --timeout does */
+		.per_node_timeout_s = o->node_timeout_s + (o->active ? active_budget_s() : 0),
 		.profile = o->profile,
 		.active = o->active,
+		.sudo_flag = o->sudo ? "--sudo" : o->no_sudo ? "--no-sudo" : NULL,
 		.kubeconfig = o->kubeconfig,
 		.context = o->context,
 		.node_image = o->node_image,
@@ -560,11 +682,12 @@ enum cmax_err audit_load_policy(struct audit_ctx *ctx, const char *minimums_path
 {
 	char *err = NULL;
 	char *paths[] = { xstrdup(minimums_path), datafile_path("xid-catalog.json"), datafile_path("gpu-models.json"),
-			  datafile_path("thresholds.json") };
-	static const char *const schemas[] = { "minimum-versions", "xid-catalog", "gpu-models", "thresholds" };
+			  datafile_path("thresholds.json"), datafile_path("kernel-series.json") };
+	static const char *const schemas[] = { "minimum-versions", "xid-catalog", "gpu-models", "thresholds",
+					       "kernel-series" };
 	enum cmax_err prc = CE_OK;
 	/* a broken policy file is an error before anything grades (core/policyfile.h) */
-	for (size_t i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
 		if (!prc && (prc = policy_check_if_present(paths[i], schemas[i], POLICY_JSON, perr)) == CE_NOINPUT) {
 			free(*perr); /* unreadable: loaded below as unknown, as before */
 			*perr = NULL;
@@ -589,6 +712,9 @@ enum cmax_err audit_load_policy(struct audit_ctx *ctx, const char *minimums_path
 	char *tp = datafile_path("thresholds.json");
 	ctx->thresholds = datafile_load_json(tp, NULL);
 	free(tp);
+	char *kp = datafile_path("kernel-series.json");
+	ctx->kernel_series = datafile_load_json(kp, NULL);
+	free(kp);
 	return CE_OK;
 }
 
@@ -602,6 +728,7 @@ void audit_free_policy(struct audit_ctx *ctx)
 	free(ctx->xids_error);
 	json_decref(ctx->gpu_models);
 	json_decref(ctx->thresholds);
+	json_decref(ctx->kernel_series);
 }
 
 /* One `cmax audit` run: what its phases share, released once by
@@ -609,6 +736,8 @@ void audit_free_policy(struct audit_ctx *ctx)
 struct audit_cmd {
 	struct audit_opts o;
 	char *minimums_path;
+	struct baseline base;       /* --baseline: the stored run, zeroed without */
+	char *base_desc;
 	struct audit_ctx ctx;
 	struct audit_plan plan;
 	char *cmdline;
@@ -624,6 +753,7 @@ struct audit_cmd {
 	int isig;                   /* the signal that interrupted the run, or 0 */
 	char *partial_note;
 	int selfbad, valbad, wrc;
+	char *results_path;         /* audit.results.json once written, for --json */
 };
 
 static void audit_cmd_release(struct audit_cmd *ac)
@@ -638,6 +768,7 @@ static void audit_cmd_release(struct audit_cmd *ac)
 	json_decref(ac->policy);
 	json_decref(ac->cols);
 	free(ac->partial_note);
+	free(ac->results_path);
 	audit_report_release(&ac->rep);
 	free(ac->dir);
 	free(ac->cmdline);
@@ -645,6 +776,8 @@ static void audit_cmd_release(struct audit_cmd *ac)
 	audit_free_policy(&ac->ctx);
 	audit_ctx_release(&ac->ctx);
 	free(ac->minimums_path);
+	baseline_release(&ac->base);
+	free(ac->base_desc);
 }
 
 /* Prepare (1/3): the inputs named on the command line, before anything is
@@ -674,8 +807,9 @@ static int audit_prepare_inputs(struct audit_cmd *ac)
 			return EXIT_CANTCREAT;
 		}
 	}
-	runner_set_budget_ms(o->timeout_s * 1000);
+	runner_set_budget_ms((o->timeout_s + (o->active ? active_budget_s() : 0)) * 1000);
 	runner_set_tool_timeout_cap_ms((int)o->tool_timeout_s * 1000);
+	priv_set_policy(o->sudo ? PRIV_ON : o->no_sudo ? PRIV_OFF : PRIV_AUTO);
 	return EXIT_OK;
 }
 
@@ -685,6 +819,48 @@ void audit_host_identity(struct audit_ctx *ctx)
 	ctx->hostname = xstrdup(fact_str(os, "hostname") ? fact_str(os, "hostname") : "unknown-host");
 	int root = 0;
 	ctx->is_root = fact_bool(os, "is_root", &root) == 0 && root;
+}
+
+/* --baseline RUN: a file that is missing (66), not a values document (65),
+ * a fleet run for a host audit or the other way round (65), or another
+ * host's run (65) is an error before anything is gathered; the checks
+ * (checks/baseline.c) get the stored facts through the context. A fleet
+ * baseline is matched node by node (by the launcher's node names) when
+ * the nodes have answered. */
+static int audit_prepare_baseline(struct audit_cmd *ac)
+{
+	if (!ac->o.baseline)
+		return EXIT_OK;
+	char *err = NULL;
+	enum cmax_err rc = baseline_load(ac->o.baseline, &ac->base, &err);
+	if (rc != CE_OK) {
+		fprintf(stderr, "cmax audit: %s\n", err);
+		free(err);
+		return exit_code_for(rc);
+	}
+	if (!ac->base.nodes != !ac->fleet) {
+		fprintf(stderr, "cmax audit: --baseline %s is %s; %s\n", ac->base.path,
+			ac->base.nodes ? "a fleet run (--slurm, --k8s)" : "one host's run",
+			ac->fleet ? "a fleet audit compares with a fleet run" : "this audit of one host compares with one host's run");
+		return EXIT_DATAERR;
+	}
+	if (ac->fleet) {
+		ac->base_desc = xasprintf("%s (%s)", ac->base.path, ac->base.started_at);
+		ac->ctx.baseline_nodes = ac->base.nodes;
+		ac->ctx.baseline_desc = ac->base_desc;
+		return EXIT_OK;
+	}
+	if (strcmp(ac->base.host, ac->ctx.hostname) != 0) {
+		char *h = ts_oneline(ac->base.host, strlen(ac->base.host), 200);
+		fprintf(stderr, "cmax audit: --baseline %s is a run of host %s, not of this host %s\n", ac->base.path, h,
+			ac->ctx.hostname);
+		free(h);
+		return EXIT_DATAERR;
+	}
+	ac->base_desc = xasprintf("%s (%s)", ac->base.path, ac->base.started_at);
+	ac->ctx.baseline_facts = ac->base.facts;
+	ac->ctx.baseline_desc = ac->base_desc;
+	return EXIT_OK;
 }
 
 /* Prepare (2/3): the policy files and the target, this host or a fleet. */
@@ -716,13 +892,16 @@ static int audit_prepare_target(struct audit_cmd *ac)
 	ac->k8s = !strcmp(ctx->target.harness, "k8s");
 	if (!ac->fleet) {
 		audit_host_identity(ctx);
-		return EXIT_OK;
+		return audit_prepare_baseline(ac);
 	}
+
 	/* the Kubernetes collector reads these; kubectl never prints them */
 	if (o->kubeconfig)
 		setenv("CMAX_KUBECONFIG", o->kubeconfig, 1);
 	if (o->context)
 		setenv("CMAX_KUBE_CONTEXT", o->context, 1);
+	if (o->probe_image)
+		setenv("CMAX_PROBE_IMAGE", o->probe_image, 1);
 	const char *job = getenv("SLURM_JOB_ID");
 	if (!ac->k8s && !(job && *job) && !o->nodes && !o->partition) {
 		fprintf(stderr, "cmax audit: --slurm needs an allocation (run it inside salloc or sbatch) or "
@@ -733,6 +912,9 @@ static int audit_prepare_target(struct audit_cmd *ac)
 		fleet_note(ctx, "nodes %s", o->nodes);
 	else if (o->partition)
 		fleet_note(ctx, "partition %s", o->partition);
+	int brc = audit_prepare_baseline(ac); /* before the scheduler is asked anything */
+	if (brc)
+		return brc;
 	ctx->hostname = cluster_name(ctx);
 	ctx->cluster = ctx->hostname;
 	return EXIT_OK;
@@ -762,6 +944,8 @@ static int audit_show(struct audit_cmd *ac)
 {
 	if (ac->o.show || !ac->o.output_fmt) {
 		show_plan(&ac->ctx, &ac->plan, stdout);
+		if (ac->o.dry_run)
+			show_priv_reads(&ac->ctx, stdout);
 		if (ac->o.dry_run && ac->k8s) {
 			json_t *objs = fanout_objects(&ac->ctx, &ac->o);
 			printf("\nObjects this run would create on the cluster (kubectl create -f; deleted at the end):\n");
@@ -831,6 +1015,7 @@ static int audit_execute(struct audit_cmd *ac)
 	}
 	if (ac->o.output_dir && strcmp(ac->dir, ac->o.output_dir))
 		fprintf(stderr, "cmax audit: %s holds another run; this run is saved in %s\n", ac->o.output_dir, ac->dir);
+	ctx->run_dir = ac->dir;
 
 	ac->t0 = clock_mono_ms();
 	if (ac->fleet) {
@@ -916,38 +1101,30 @@ static void audit_write(struct audit_cmd *ac)
 {
 	ac->selfbad = exit_code_for(doc_selfcheck(ac->results, "audit-results", "audit"));
 	ac->valbad = exit_code_for(doc_selfcheck(ac->values, "audit-values", "audit"));
-	const int jflags = JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII;
-	char *rj = ac->selfbad ? NULL : json_dumps(ac->results, jflags);
-	char *vj = ac->valbad ? NULL : json_dumps(ac->values, jflags);
-	char *txt = dump_text(&ac->meta, ac->ctx.fleet, ac->rows, ac->nrows, 3);
+	/* The JSON documents go straight to their files (the bytes json_dumps
+	 * would give, and a newline): a large fleet's run to hundreds of MB,
+	 * never held twice in memory. */
+	static const char *const jnames[] = { "audit.results.json", "audit.values.json" };
+	const json_t *jdocs[] = { ac->selfbad ? NULL : ac->results, ac->valbad ? NULL : ac->values };
+	for (size_t i = 0; i < 2; i++) {
+		if (!jdocs[i])
+			continue;
+		char *path = xasprintf("%s/%s", ac->dir, jnames[i]);
+		if (report_json_file(path, jdocs[i], "audit") != CE_OK)
+			ac->wrc = EXIT_CANTCREAT;
+		else if (i == 0)
+			ac->results_path = xstrdup(path);
+		free(path);
+	}
 	if (ac->isig)
 		ac->partial_note = xasprintf("PARTIAL REPORT: the audit was interrupted by %s; the tool that was "
 					     "running was stopped and the checks after it were not run (ERROR, \"not run\")\n",
 					     interrupt_signal_name(ac->isig));
-	if (ac->partial_note && txt) {
-		char *t = xasprintf("%s%s", txt, ac->partial_note);
-		free(txt);
-		txt = t;
-	}
-	struct { const char *name; char *data; } files[] = {
-		{ "audit.results.json", rj }, { "audit.values.json", vj }, { "audit.out", txt },
-	};
-	for (size_t i = 0; i < 3; i++) {
-		if (!files[i].data)
-			continue;
-		struct strbuf sb = STRBUF_INIT;
-		sb_adds(&sb, files[i].data);
-		if (i < 2)
-			sb_adds(&sb, "\n");
-		char *werr = NULL;
-		int rc = rundir_write(ac->dir, files[i].name, sb.buf, sb.len, &werr);
-		sb_free(&sb);
-		if (rc != 0) {
-			fprintf(stderr, "cmax audit: %s\n", werr);
-			free(werr);
-			ac->wrc = EXIT_CANTCREAT;
-		}
-		free(files[i].data);
+	char *werr = NULL;
+	if (write_text(ac->dir, &ac->meta, ac->ctx.fleet, ac->rows, ac->nrows, ac->partial_note, &werr) != 0) {
+		fprintf(stderr, "cmax audit: %s\n", werr);
+		free(werr);
+		ac->wrc = EXIT_CANTCREAT;
 	}
 }
 
@@ -956,7 +1133,8 @@ static void audit_render(const struct audit_cmd *ac)
 {
 	const struct audit_opts *o = &ac->o;
 	if (o->json) {
-		if (!ac->selfbad)
+		/* --json is the file's bytes: a fleet's report is rendered once */
+		if (!ac->selfbad && (!ac->results_path || report_copy_file(stdout, ac->results_path) != 0))
 			report_json(stdout, ac->results);
 	} else {
 		int color = use_color(o, stdout);

@@ -12,6 +12,8 @@
 #include "core/datafile.h"
 #include "core/exitcodes.h"
 #include "core/options.h"
+#include "core/privilege.h"
+#include "core/usage.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
@@ -79,6 +81,7 @@ struct nc_opts {
 	const char *sysroot, *profile, *node, *hcprog;
 	long timeout_s;
 	int active;
+	int sudo, no_sudo;          /* the audit's sudo policy, forwarded (core/privilege.h) */
 };
 
 #define NO(f) offsetof(struct nc_opts, f)
@@ -88,6 +91,9 @@ const struct opt_def node_collect_options[] = {
 	{ "timeout", 0, OPT_SECONDS, NO(timeout_s), "SECONDS", "this node's budget", "120", 1, 86400, "s", NULL, 0 },
 	{ "active", 0, OPT_FLAG, NO(active), NULL, "allow probes that change state or make traffic", NULL, 0, 0, NULL,
 	  NULL, 0 },
+	{ "sudo", 0, OPT_FLAG, NO(sudo), NULL, "run the privileged reads through sudo -n", "when sudo -n true succeeds",
+	  0, 0, NULL, NULL, 0 },
+	{ "no-sudo", 0, OPT_FLAG, NO(no_sudo), NULL, "never run sudo", NULL, 0, 0, NULL, NULL, 0 },
 	/* empty: the launcher had no name (SLURMD_NODENAME, then the host name) */
 	{ "node-name", 0, OPT_STRING, NO(node), "N", "the launcher's name for this node", NULL, 0, 0, NULL, NULL,
 	  OPTF_EMPTY_OK },
@@ -117,6 +123,8 @@ static int nc_parse(int argc, char **argv, struct nc_opts *o)
 		return rc;
 	if (o->profile && audit_profile_check("node-collect", o->profile))
 		return EXIT_USAGE;
+	if (o->sudo && o->no_sudo)
+		return usage_fail("node-collect", "%s: give --sudo or --no-sudo, not both", "--sudo");
 	return 0;
 }
 
@@ -149,6 +157,7 @@ static int nc_prepare(struct nc_cmd *nc)
 		}
 	}
 	runner_set_budget_ms(o->timeout_s * 1000);
+	priv_set_policy(o->sudo ? PRIV_ON : o->no_sudo ? PRIV_OFF : PRIV_AUTO);
 	struct audit_ctx *ctx = &nc->ctx;
 	audit_ctx_init(ctx, builtin_registry());
 	ctx->now = clock_now();

@@ -247,16 +247,6 @@ char *rundir_create(const char *output_dir, time_t started, char **err)
 	return dir;
 }
 
-int rundir_write(const char *dir, const char *name, const char *data, size_t len, char **err)
-{
-	/* core/outfile.h: a temporary file under a random name, renamed in;
-	 * the run directory is this run's own, so replacing is allowed */
-	char *dst = xasprintf("%s/%s", dir, name);
-	int rc = outfile_write(dst, data, len, OUTFILE_REPLACE, err);
-	free(dst);
-	return rc;
-}
-
 char *rundir_newest(void)
 {
 	char *base = rundir_base();

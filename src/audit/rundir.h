@@ -17,8 +17,6 @@ int rundir_check(const char *output_dir, char **err);
  * earlier) holds it; then a fresh output_dir/<UTC timestamp>[-N]/ inside it
  * (the returned path differs from output_dir). Never another run's directory. */
 char *rundir_create(const char *output_dir, time_t started, char **err);
-/* Write a file inside dir through core/outfile.h; 0 or -1 with *err. */
-int rundir_write(const char *dir, const char *name, const char *data, size_t len, char **err);
 /* Newest run directory under the base that holds audit.results.json. */
 char *rundir_newest(void);
 #endif

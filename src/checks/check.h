@@ -10,6 +10,11 @@ extern const struct check_def check_table[];
 extern const size_t check_table_len;
 const struct check_def *check_find(const char *id);
 
+/* The --active probes (src/checks/probes.def), one per CHECK_ACTIVE check. */
+extern const struct probe_def probe_table[];
+extern const size_t probe_table_len;
+const struct probe_def *probe_table_find(const char *check_id);
+
 extern const char *const profile_names[]; /* NULL-terminated, report order */
 int profile_valid(const char *name);
 #endif

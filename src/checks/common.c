@@ -1,6 +1,7 @@
 #include "checks/common.h"
 #include "collect/collector.h"
 #include "core/strbuf.h"
+#include <math.h>
 #include <stdlib.h>
 
 int chk_gpu_node(struct audit_ctx *ctx)
@@ -117,4 +118,35 @@ void chk_attach_evidence(struct audit_ctx *ctx, struct result *r, const char *co
 		if (!prefix || (s && str_starts(s, prefix)))
 			r_evidence(r, json_deep_copy(e));
 	}
+}
+
+unsigned pcie_link_judge(const struct pcie_link *l)
+{
+	unsigned f = 0;
+	if (!isnan(l->width) && !isnan(l->width_max) && l->width < l->width_max)
+		f |= PCIE_NARROW;
+	if (!isnan(l->gen_max) && !isnan(l->gen_cap) && l->gen_max < l->gen_cap)
+		f |= PCIE_SLOT_LIMITED;
+	if (!isnan(l->gen) && !isnan(l->gen_max) && l->gen < l->gen_max)
+		f |= PCIE_BELOW_GEN;
+	return f;
+}
+
+double pcie_speed_gen(const char *speed)
+{
+	/* PCIe base spec transfer rates per generation (drivers/pci/probe.c
+	 * pci_speed_string prints them as "%s GT/s PCIe") */
+	static const double rate[] = { 2.5, 5.0, 8.0, 16.0, 32.0, 64.0, 128.0 };
+	if (!speed)
+		return NAN;
+	char *end;
+	double v = strtod(speed, &end);
+	while (*end == ' ')
+		end++;
+	if (end == speed || !str_starts(end, "GT/s"))
+		return NAN;
+	for (size_t i = 0; i < sizeof rate / sizeof *rate; i++)
+		if (fabs(v - rate[i]) < 0.01)
+			return (double)(i + 1);
+	return NAN;
 }

@@ -30,4 +30,22 @@ json_t *chk_nvidia_own_facts(struct audit_ctx *ctx, struct result *r, const char
 /* Copy the collector's evidence rows whose command, file path or note text
  * starts with prefix (NULL: every row). */
 void chk_attach_evidence(struct audit_ctx *ctx, struct result *r, const char *collector, const char *prefix);
+
+/* How a PCIe link trained, for GPUs and rail NICs alike. width_max: the
+ * widest the link can run (device and port); gen_max: the fastest it can
+ * run (for nvidia-smi, pcie.link.gen.max; for sysfs, the lower of the
+ * device's and its upstream port's max_link_speed); gen_cap: what the
+ * device itself supports (NAN when unknown). */
+struct pcie_link {
+	double width, width_max, gen, gen_max, gen_cap;
+};
+enum {
+	PCIE_NARROW = 1,       /* trained narrower than it can run */
+	PCIE_SLOT_LIMITED = 2, /* the slot or host caps the generation below the device's */
+	PCIE_BELOW_GEN = 4,    /* running below the generation it can run now */
+};
+/* PCIE_* flags; a NAN field is not judged. */
+unsigned pcie_link_judge(const struct pcie_link *l);
+/* "32.0 GT/s PCIe" (sysfs current/max_link_speed) -> 5; NAN when no known rate. */
+double pcie_speed_gen(const char *speed);
 #endif

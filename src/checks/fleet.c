@@ -6,6 +6,7 @@
 #include "checks/checks.h"
 #include "collect/collector.h"
 #include "core/strbuf.h"
+#include "parse/hostlist.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -169,27 +170,131 @@ static char *v_gpus(struct audit_ctx *ctx, size_t i, char **why)
 	return NULL;
 }
 
-/* "node1, node2" capped so a thousand-node fleet stays one line. */
-static void add_names(struct strbuf *sb, const json_t *names)
+/* Node names as a set, for hostlist_compress. */
+struct names {
+	const char **v;
+	size_t n, cap;
+};
+
+static void names_add(struct names *s, const char *name)
 {
-	size_t n = json_array_size(names);
-	for (size_t i = 0; i < n && i < 8; i++)
-		sb_addf(sb, "%s%s", i ? ", " : "", json_string_value(json_array_get(names, i)));
-	if (n > 8)
-		sb_addf(sb, " and %zu more", n - 8);
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = name;
+}
+
+/* Nodes grouped by a string (a value, a reason), first-seen order; the
+ * index finds a group in one lookup however many there are. */
+struct group {
+	char *key;
+	struct names nodes;
+};
+
+struct groups {
+	struct group *g;
+	size_t n;
+	json_t *index; /* key -> position in g */
+};
+
+static void groups_add(struct groups *gs, const char *key, const char *name)
+{
+	json_t *at = json_object_get(gs->index, key);
+	size_t i = (size_t)json_integer_value(at);
+	if (!at) {
+		gs->g = xrealloc(gs->g, (gs->n + 1) * sizeof *gs->g);
+		gs->g[gs->n] = (struct group){ .key = xstrdup(key) };
+		i = gs->n++;
+		json_object_set_new_nocheck(gs->index, key, json_integer((json_int_t)i));
+	}
+	names_add(&gs->g[i].nodes, name);
+}
+
+static void groups_free(struct groups *gs)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		free(gs->g[i].key);
+		free(gs->g[i].nodes.v);
+	}
+	free(gs->g);
+	json_decref(gs->index);
+}
+
+static char *hostlist_of(const struct names *s)
+{
+	return hostlist_compress(s->v, s->n);
+}
+
+/* A hostlist in a summary: whole up to HOSTLIST_SUMMARY bytes, else cut
+ * after a whole element ("gpu[001,003,...]"); the full one is in observed
+ * and in the evidence. */
+#define HOSTLIST_SUMMARY 160
+static void add_hostlist(struct strbuf *sb, const char *hl)
+{
+	size_t n = strlen(hl);
+	if (n <= HOSTLIST_SUMMARY) {
+		sb_adds(sb, hl);
+		return;
+	}
+	size_t cut = HOSTLIST_SUMMARY;
+	while (cut > 0 && hl[cut] != ',')
+		cut--;
+	/* one long name: nothing to cut it after */
+	if (!cut) {
+		sb_adds(sb, hl);
+		return;
+	}
+	int open = 0;
+	for (size_t i = 0; i < cut; i++)
+		open += hl[i] == '[' ? 1 : hl[i] == ']' ? -1 : 0;
+	sb_add(sb, hl, cut);
+	sb_addf(sb, ",...%s", open > 0 ? "]" : "");
+}
+
+/* "N node(s) (HOSTLIST)", the list capped. */
+static void add_count_list(struct strbuf *sb, const struct names *s)
+{
+	char *hl = hostlist_of(s);
+	sb_addf(sb, "%zu node%s (", s->n, s->n == 1 ? "" : "s");
+	add_hostlist(sb, hl);
+	sb_adds(sb, ")");
+	free(hl);
+}
+
+/* {"nodes": N, "hostlist": "..."} for observed. */
+static json_t *names_json(const struct names *s)
+{
+	char *hl = hostlist_of(s);
+	json_t *o = json_pack("{s:I, s:s}", "nodes", (json_int_t)s->n, "hostlist", hl);
+	free(hl);
+	return o;
+}
+
+static json_t *groups_json(const struct groups *gs)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; i < gs->n; i++)
+		json_object_set_new(o, gs->g[i].key, names_json(&gs->g[i].nodes));
+	return o;
 }
 
 /* Nodes the verdict does not cover, for the summary. */
-static void coverage_note(struct strbuf *sb, size_t read, size_t total, const json_t *silent, const json_t *unknown)
+static void coverage_note(struct strbuf *sb, size_t read, size_t total, const struct names *silent,
+			  const struct names *unknown)
 {
 	sb_addf(sb, " (covers %zu of %zu nodes", read, total);
-	if (json_array_size(silent)) {
+	if (silent->n) {
+		char *hl = hostlist_of(silent);
 		sb_adds(sb, "; did not answer: ");
-		add_names(sb, silent);
+		add_hostlist(sb, hl);
+		free(hl);
 	}
-	if (json_array_size(unknown)) {
+	if (unknown->n) {
+		char *hl = hostlist_of(unknown);
 		sb_adds(sb, "; not reported by: ");
-		add_names(sb, unknown);
+		add_hostlist(sb, hl);
+		free(hl);
 	}
 	sb_adds(sb, ")");
 }
@@ -210,8 +315,8 @@ static int fleet_absent(struct audit_ctx *ctx, struct result *r)
 
 /* Every node's value, grouped; the nodes that did not answer or report. */
 struct drift_read {
-	json_t *silent, *unknown, *unknown_why;
-	json_t *groups; /* value -> [nodes], first-seen order */
+	struct names silent, unknown;
+	struct groups values, why; /* value -> nodes; reason not reported -> nodes */
 	size_t read;
 };
 
@@ -222,65 +327,68 @@ static void drift_collect(struct audit_ctx *ctx, const struct drift_spec *s, siz
 		if (!name)
 			continue;
 		if (!fleet_node_answered(ctx, i)) {
-			json_array_append_new(d->silent, json_string(name));
+			names_add(&d->silent, name);
 			continue;
 		}
 		char *why = NULL;
 		char *v = s->value(ctx, i, &why);
 		if (!v) {
-			json_array_append_new(d->unknown, json_string(name));
-			json_object_set_new(d->unknown_why, name, json_string(why ? why : "unknown"));
+			names_add(&d->unknown, name);
+			groups_add(&d->why, why ? why : "unknown", name);
 			free(why);
 			continue;
 		}
 		free(why);
 		d->read++;
-		json_t *g = json_object_get(d->groups, v);
-		if (!g) {
-			g = json_array();
-			json_object_set_new(d->groups, v, g);
-		}
-		json_array_append_new(g, json_string(name));
+		groups_add(&d->values, v, name);
 		free(v);
 	}
 }
 
-/* More than one value: the mode is the reference; a tie has none */
-static void drift_differs(struct result *r, const struct drift_spec *s, json_t *groups, size_t read,
+/* One evidence note a value (or reason), with the full hostlist. */
+static void group_evidence(struct result *r, const char *what, const struct groups *gs)
+{
+	for (size_t i = 0; i < gs->n; i++) {
+		char *hl = hostlist_of(&gs->g[i].nodes);
+		r_evidence_note(r, "%s%s on %zu node%s: %s", what, gs->g[i].key, gs->g[i].nodes.n,
+				gs->g[i].nodes.n == 1 ? "" : "s", hl);
+		free(hl);
+	}
+}
+
+/* More than one value: the mode is the reference; a tie has none. */
+static void drift_differs(struct result *r, const struct drift_spec *s, const struct groups *gs, size_t read,
 			  struct strbuf *cov)
 {
-	const char *mode = NULL, *k;
-	size_t best = 0, ties = 0;
-	json_t *g;
-	json_object_foreach(groups, k, g) {
-		size_t n = json_array_size(g);
-		if (n > best) {
-			best = n;
-			mode = k;
+	size_t mode = 0, best = 0, ties = 0;
+	for (size_t i = 0; i < gs->n; i++) {
+		if (gs->g[i].nodes.n > best) {
+			best = gs->g[i].nodes.n;
+			mode = i;
 			ties = 0;
-		} else if (n == best) {
+		} else if (gs->g[i].nodes.n == best) {
 			ties++;
 		}
 	}
 	struct strbuf sb = STRBUF_INIT;
 	if (ties) {
 		sb_addf(&sb, "%s differs across nodes with no majority:", s->what);
-		json_object_foreach(groups, k, g) {
-			sb_addf(&sb, " %s on ", k);
-			add_names(&sb, g);
-			sb_adds(&sb, ";");
+		for (size_t i = 0; i < gs->n; i++) {
+			sb_addf(&sb, "%s %s on ", i ? ";" : "", gs->g[i].key);
+			add_count_list(&sb, &gs->g[i].nodes);
 		}
-		sb.len--;
-		sb.buf[sb.len] = 0;
 	} else {
-		sb_addf(&sb, "%s drift: %s on %zu of %zu nodes read; outliers:", s->what, mode, best, read);
+		sb_addf(&sb, "%s drift: %s on %zu of %zu nodes read (", s->what, gs->g[mode].key, best, read);
+		char *hl = hostlist_of(&gs->g[mode].nodes);
+		add_hostlist(&sb, hl);
+		free(hl);
+		sb_adds(&sb, "); outliers:");
 		int first = 1;
-		json_object_foreach(groups, k, g) {
-			if (!strcmp(k, mode))
+		for (size_t i = 0; i < gs->n; i++) {
+			if (i == mode)
 				continue;
-			sb_addf(&sb, "%s ", first ? "" : ";");
-			add_names(&sb, g);
-			sb_addf(&sb, " (%s)", k);
+			sb_addf(&sb, "%s %s on ", first ? "" : ";", gs->g[i].key);
+			add_count_list(&sb, &gs->g[i].nodes);
 			first = 0;
 		}
 	}
@@ -293,38 +401,40 @@ static void drift(struct audit_ctx *ctx, struct result *r, const struct drift_sp
 	if (fleet_absent(ctx, r))
 		return;
 	size_t total = fleet_node_count(ctx);
-	struct drift_read d = { json_array(), json_array(), json_object(), json_object(), 0 };
+	struct drift_read d = { .values.index = json_object(), .why.index = json_object() };
 	drift_collect(ctx, s, total, &d);
 	json_t *obs = json_object();
-	json_object_set(obs, "values", d.groups);
-	json_object_set(obs, "not_answered", d.silent);
-	json_object_set(obs, "not_reported", d.unknown_why);
+	json_object_set_new(obs, "values", groups_json(&d.values));
+	json_object_set_new(obs, "not_answered", names_json(&d.silent));
+	json_object_set_new(obs, "not_reported", groups_json(&d.why));
 	r_observed(r, obs);
 	r_expectedf(r, "one %s on every node", s->what);
+	/* every value and every gap with its nodes, in full */
+	group_evidence(r, "", &d.values);
+	if (d.silent.n) {
+		char *hl = hostlist_of(&d.silent);
+		r_evidence_note(r, "did not answer: %zu node%s: %s", d.silent.n, d.silent.n == 1 ? "" : "s", hl);
+		free(hl);
+	}
+	group_evidence(r, "not reported: ", &d.why);
 
 	struct strbuf cov = STRBUF_INIT;
-	coverage_note(&cov, d.read, total, d.silent, d.unknown);
+	coverage_note(&cov, d.read, total, &d.silent, &d.unknown);
 	if (d.read == 0) {
 		r_skip(r, "no node reported its %s%s", s->what, sb_str(&cov));
 	} else if (d.read == 1) {
-		const char *only = NULL;
-		json_t *g;
-		const char *k;
-		json_object_foreach(d.groups, k, g)
-			only = json_string_value(json_array_get(g, 0));
-		r_skip(r, "only %s reported its %s: nothing to compare it with%s", only ? only : "one node", s->what,
+		r_skip(r, "only %s reported its %s: nothing to compare it with%s", d.values.g[0].nodes.v[0], s->what,
 		       sb_str(&cov));
-	} else if (json_object_size(d.groups) == 1) {
-		const char *k = json_object_iter_key(json_object_iter(d.groups));
-		r_pass(r, "%s %s on every node read%s", s->what, k, sb_str(&cov));
+	} else if (d.values.n == 1) {
+		r_pass(r, "%s %s on every node read%s", s->what, d.values.g[0].key, sb_str(&cov));
 	} else {
-		drift_differs(r, s, d.groups, d.read, &cov);
+		drift_differs(r, s, &d.values, d.read, &cov);
 	}
 	sb_free(&cov);
-	json_decref(d.groups);
-	json_decref(d.silent);
-	json_decref(d.unknown);
-	json_decref(d.unknown_why);
+	groups_free(&d.values);
+	groups_free(&d.why);
+	free(d.silent.v);
+	free(d.unknown.v);
 }
 
 void check_drift_driver(struct audit_ctx *ctx, struct result *r)
@@ -376,7 +486,7 @@ void check_fleet_coverage(struct audit_ctx *ctx, struct result *r)
 		return;
 	}
 	size_t total = fleet_node_count(ctx), answered = 0;
-	json_t *silent = json_array();
+	struct names silent = { 0 };
 	struct strbuf why = STRBUF_INIT;
 	for (size_t i = 0; i < total; i++) {
 		const char *name = fleet_node_name(ctx, i);
@@ -384,15 +494,15 @@ void check_fleet_coverage(struct audit_ctx *ctx, struct result *r)
 			answered++;
 			continue;
 		}
-		json_array_append_new(silent, json_string(name ? name : "?"));
+		names_add(&silent, name ? name : "?");
 		const char *e = json_string_value(json_object_get(json_array_get(ctx->fleet, i), "error"));
-		if (json_array_size(silent) <= 3)
+		if (silent.n <= 3)
 			sb_addf(&why, "; %s: %s", name ? name : "?", e ? e : "no reason recorded");
 	}
 	json_t *obs = json_object();
 	json_object_set_new(obs, "expected", json_integer((json_int_t)total));
 	json_object_set_new(obs, "answered", json_integer((json_int_t)answered));
-	json_object_set(obs, "not_answered", silent);
+	json_object_set_new(obs, "not_answered", names_json(&silent));
 	if (ctx->fleet_error)
 		json_object_set_new(obs, "error", json_string(ctx->fleet_error));
 	r_observed(r, obs);
@@ -402,11 +512,14 @@ void check_fleet_coverage(struct audit_ctx *ctx, struct result *r)
 	} else if (answered == total) {
 		r_pass(r, "all %zu of %zu nodes answered the fleet collector", answered, total);
 	} else {
+		char *hl = hostlist_of(&silent);
 		struct strbuf sb = STRBUF_INIT;
-		add_names(&sb, silent);
+		add_hostlist(&sb, hl);
 		r_fail(r, "%zu of %zu nodes answered; did not answer: %s%s", answered, total, sb_str(&sb), sb_str(&why));
+		r_evidence_note(r, "did not answer: %zu node%s: %s", silent.n, silent.n == 1 ? "" : "s", hl);
 		sb_free(&sb);
+		free(hl);
 	}
 	sb_free(&why);
-	json_decref(silent);
+	free(silent.v);
 }

@@ -736,6 +736,17 @@ void check_gpu_uniformity(struct audit_ctx *ctx, struct result *r)
 	json_object_set(obs, "vbios", vb);
 	r_observed(r, obs);
 	r_expectedf(r, "one model, one driver and one VBIOS version across all GPUs");
+	/* the platform the GPUs sit in, when root's SMBIOS read ran (collect/dmi.c) */
+	enum col_state dst;
+	json_t *dmi = facts_get(ctx, "dmi", &dst);
+	if (dst == COL_OK)
+		r_evidence_note(r, "platform: %s %s, baseboard %s, BIOS %s %s (dmidecode through %s)",
+				fact_str(dmi, "system.manufacturer") ? fact_str(dmi, "system.manufacturer") : "?",
+				fact_str(dmi, "system.product_name") ? fact_str(dmi, "system.product_name") : "?",
+				fact_str(dmi, "baseboard.product_name") ? fact_str(dmi, "baseboard.product_name") : "?",
+				fact_str(dmi, "bios.version") ? fact_str(dmi, "bios.version") : "?",
+				fact_str(dmi, "bios.release_date") ? fact_str(dmi, "bios.release_date") : "",
+				fact_str(dmi, "via") ? fact_str(dmi, "via") : "?");
 	size_t lost = 0, i;
 	json_t *g;
 	json_array_foreach(gpus, i, g)
@@ -845,15 +856,17 @@ void check_gpu_pcie_link(struct audit_ctx *ctx, struct result *r)
 			fnd_add(&unk, "%s", lb);
 			continue;
 		}
-		if (wc < wm)
+		struct pcie_link pl = { wc, wm, gnum(g, "pcie.link.gen.current", &gc) == 0 ? gc : NAN, gm, gg };
+		unsigned lf = pcie_link_judge(&pl);
+		if (lf & PCIE_NARROW)
 			fnd_add(&narrow, "%s at x%.0f of x%.0f", lb, wc, wm);
 		const json_t *mdl = gpu_model_by_key(ctx->gpu_models, jget_str(g, "_model_key"));
 		const char *hl = json_string_value(json_object_get(mdl, "host_link"));
-		if (hl && strcmp(hl, "nvlink-c2c") == 0 && !isnan(gg) && gm < gg)
+		if (hl && strcmp(hl, "nvlink-c2c") == 0 && (lf & PCIE_SLOT_LIMITED))
 			fnd_add(&c2c, "%s", lb);
-		else if (!isnan(gg) && gm < gg)
+		else if (lf & PCIE_SLOT_LIMITED)
 			fnd_add(&slow, "%s max Gen%.0f, the GPU supports Gen%.0f (%s)", lb, gm, gg, gg_src);
-		if (gnum(g, "pcie.link.gen.current", &gc) == 0 && gc < gm)
+		if (lf & PCIE_BELOW_GEN)
 			fnd_add(&idle, "%s", lb);
 	}
 	r_observed(r, obs);

@@ -8,6 +8,7 @@
 #include "collect/collector.h"
 #include "collect/pci_acs.h"
 #include "core/strbuf.h"
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +164,7 @@ static void acs_scan_pairs(const json_t *gpus, const json_t *nics, struct acs_sc
 struct acs_lists {
 	json_t *redirect, *clean, *unread;
 	char *why_unread; /* the first unreadable port's reason */
+	size_t privileged; /* ports whose ACS was read with privilege (collect/pci.c: lspci -xxxx) */
 };
 
 /* One port's row of the observation; the port goes to one of the lists. */
@@ -190,8 +192,12 @@ static json_t *acs_port_row(struct result *r, const json_t *devs, const char *k,
 		json_array_append_new(L->clean, json_string(k));
 		json_object_set_new(row, "acs_ctl", json_string("no ACS capability"));
 	} else {
-		const char *ctl = fact_str(acs, "ctl");
+		const char *ctl = fact_str(acs, "ctl"), *src = fact_str(acs, "source");
 		json_object_set_new(row, "acs_ctl", json_string(ctl ? ctl : "?"));
+		if (src) {
+			json_object_set_new(row, "read_by", json_string(src));
+			L->privileged++;
+		}
 		long long bits = 0;
 		fact_int(acs, "ctl_bits", &bits);
 		if (bits & ACS_REDIRECT_MASK) {
@@ -202,7 +208,10 @@ static json_t *acs_port_row(struct result *r, const json_t *devs, const char *k,
 				char *path = xasprintf("/sys/bus/pci/devices/%s/config", k);
 				char *ex = xasprintf("ACSCtl: %s (between GPU %s and NIC %s)", ctl ? ctl : "?",
 						     fact_str(via, "gpu"), fact_str(via, "nic"));
-				r_evidence_file(r, path, ex);
+				if (src)
+					r_evidence_note(r, "%s: %s", src, ex);
+				else
+					r_evidence_file(r, path, ex);
 				free(ex);
 				free(path);
 			}
@@ -253,6 +262,10 @@ static void acs_verdict(struct result *r, const struct acs_lists *L, size_t npor
 		r_pass(r, "ACS P2P redirect off on all %zu PCIe switch ports between GPUs and NICs "
 		       "(%ld GPU-NIC pairs share a switch)", nports, scoped);
 	}
+	if (L->privileged && r->status != ST_SKIP)
+		r_evidence_note(r, "the ACS control of %zu of these ports was read with privilege (lspci -xxxx, "
+			     "core/privilege.h): the tenant's sysfs view of their configuration space stops at 64 bytes",
+			     L->privileged);
 }
 
 void check_pcie_acs(struct audit_ctx *ctx, struct result *r)
@@ -300,7 +313,7 @@ void check_pcie_acs(struct audit_ctx *ctx, struct result *r)
 		       "root complex, where switch-port ACS redirect does not reroute it", sc.pairs);
 		return;
 	}
-	struct acs_lists L = { json_array(), json_array(), json_array(), NULL };
+	struct acs_lists L = { json_array(), json_array(), json_array(), NULL, 0 };
 	size_t nports = json_object_size(sc.ports);
 	json_object_set_new(obs, "ports", acs_read_ports(r, devs, sc.ports, &L));
 	json_decref(sc.ports);
@@ -858,4 +871,117 @@ void check_gdrcopy(struct audit_ctx *ctx, struct result *r)
 		r_ref(r, GDRCOPY_DOC);
 	}
 	sb_free(&miss);
+}
+
+/* ---- hardware.nic-pcie-link ---- */
+
+static double width_of(const json_t *d, const char *key)
+{
+	long long v;
+	return d && fact_int(d, key, &v) == 0 ? (double)v : NAN;
+}
+
+/* One rail NIC's link against its own and its upstream port's capability
+ * (the port's max_link_* is the slot's): "BDF x8 of x16 at Gen5", or NULL
+ * when its link registers are not readable (VFs have none). */
+static char *nic_link(const json_t *devs, const json_t *d, unsigned *flags, json_t *obs)
+{
+	const json_t *up = NULL;
+	json_t *chain = fact_get(d, "upstream");
+	if (json_array_size(chain))
+		up = device_by_bdf(devs, json_string_value(json_array_get(chain, json_array_size(chain) - 1)));
+	double cap = pcie_speed_gen(fact_str(d, "max_link_speed"));
+	double port = up ? pcie_speed_gen(fact_str(up, "max_link_speed")) : NAN;
+	double wport = up ? width_of(up, "max_link_width") : NAN;
+	struct pcie_link l = {
+		width_of(d, "current_link_width"), width_of(d, "max_link_width"),
+		pcie_speed_gen(fact_str(d, "current_link_speed")), isnan(port) || port > cap ? cap : port, cap,
+	};
+	if (!isnan(wport) && !isnan(l.width_max) && wport < l.width_max)
+		l.width_max = wport;
+	json_t *o = json_object();
+	fact_set_str(o, "bdf", fact_str(d, "bdf"));
+	fact_set_str(o, "driver", fact_str(d, "driver"));
+	fact_set_str(o, "current_link_speed", fact_str(d, "current_link_speed"));
+	fact_set_str(o, "max_link_speed", fact_str(d, "max_link_speed"));
+	json_object_set(o, "current_link_width", json_object_get(d, "current_link_width"));
+	json_object_set(o, "max_link_width", json_object_get(d, "max_link_width"));
+	fact_set_str(o, "upstream_port", up ? fact_str(up, "bdf") : NULL);
+	fact_set_str(o, "upstream_max_link_speed", up ? fact_str(up, "max_link_speed") : NULL);
+	json_object_set(o, "upstream_max_link_width", up ? json_object_get(up, "max_link_width") : json_null());
+	json_array_append_new(obs, o);
+	if (isnan(l.width) || isnan(l.width_max) || isnan(l.gen) || isnan(cap))
+		return NULL;
+	*flags = pcie_link_judge(&l);
+	if (*flags & PCIE_SLOT_LIMITED)
+		return xasprintf("%s x%.0f of x%.0f at Gen%.0f of Gen%.0f, the NIC supports Gen%.0f", fact_str(d, "bdf"),
+				 l.width, l.width_max, l.gen, l.gen_max, cap);
+	return xasprintf("%s x%.0f of x%.0f at Gen%.0f of Gen%.0f", fact_str(d, "bdf"), l.width, l.width_max, l.gen,
+			 l.gen_max);
+}
+
+void check_nic_pcie_link(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *pci = pci_facts(ctx), *d;
+	if (!pci) {
+		r_skip(r, "PCI topology not readable here (no /sys/bus/pci/devices)");
+		return;
+	}
+	json_t *devs = fact_get(pci, "devices"), *obs = json_array();
+	long long unident = count_fact(pci, "unidentified");
+	struct strbuf bad = STRBUF_INIT, slow = STRBUF_INIT, ok = STRBUF_INIT;
+	int n = 0, nbad = 0, nslow = 0, nunk = 0;
+	size_t i;
+	json_array_foreach(devs, i, d) {
+		int rdma = 0;
+		if (!dev_is(d, "nic") || fact_bool(d, "rdma", &rdma) != 0 || !rdma)
+			continue;
+		n++;
+		unsigned fl = 0;
+		char *link = nic_link(devs, d, &fl, obs);
+		if (!link) {
+			nunk++;
+		} else if (fl & (PCIE_NARROW | PCIE_BELOW_GEN)) {
+			nbad++;
+			sb_addf(&bad, "%s%s", bad.len ? "; " : "", link);
+		} else if (fl & PCIE_SLOT_LIMITED) {
+			nslow++;
+			sb_addf(&slow, "%s%s", slow.len ? "; " : "", link);
+		} else if (!ok.len) {
+			sb_adds(&ok, link);
+		}
+		free(link);
+	}
+	r_ref(r, "https://www.kernel.org/doc/Documentation/ABI/testing/sysfs-bus-pci (current_link_speed, max_link_width)");
+	if (!n) {
+		json_decref(obs);
+		r_skip(r, "not applicable: no RDMA NIC (ConnectX/BlueField, EFA, Pensando) on the PCI bus");
+	} else {
+		r_observed(r, obs);
+		r_expectedf(r, "every RDMA NIC trained at the widest width and fastest generation both it and its port support");
+		if (nbad) {
+			r_fail(r, "%d of %d RDMA NICs trained below their PCIe width or generation: %s%s%s", nbad, n, sb_str(&bad),
+			       nslow ? "; also slot-limited: " : "", sb_str(&slow));
+			r_remedy(r, "Reseat the NIC (or its riser/cable), check the slot and the BIOS PCIe speed setting; a rail "
+				 "at half width or one generation down halves its host bandwidth and GPUDirect RDMA throughput.");
+		} else if (nslow) {
+			r_warn(r, "%d of %d RDMA NICs sit in a slot slower than the NIC: %s", nslow, n, sb_str(&slow));
+			r_remedy(r, "Move the NIC to a slot (or behind a switch port) of its own PCIe generation.");
+		} else if (nunk == n) {
+			r_skip(r, "the PCIe link of none of the %d RDMA NICs is readable (virtual functions and "
+			       "VM-emulated functions expose none)", n);
+		} else if (nunk) {
+			r_warn(r, "could not read the PCIe link of %d of %d RDMA NICs; the others run at full width and generation",
+			       nunk, n);
+		} else if (unident > 0) {
+			r_warn(r, "%d RDMA NIC%s at full PCIe width and generation, but %lld PCI function%s could not be identified "
+			       "(vendor or class unreadable) and may be NICs too", n, n == 1 ? "" : "s", unident,
+			       unident == 1 ? "" : "s");
+		} else {
+			r_pass(r, "%d RDMA NIC%s at full PCIe width and generation (e.g. %s)", n, n == 1 ? "" : "s", sb_str(&ok));
+		}
+	}
+	sb_free(&bad);
+	sb_free(&slow);
+	sb_free(&ok);
 }

@@ -1,6 +1,7 @@
 /* The one place the engine learns of the built-in tables: collectors
- * (collect/collectors.def) and checks (checks/checks.def). It sits in the
- * checks layer, the lowest one that sees both. */
+ * (collect/collectors.def), checks (checks/checks.def) and the --active
+ * probes (checks/probes.def). It sits in the checks layer, the lowest one
+ * that sees them all. */
 #include "checks/registry.h"
 #include "checks/check.h"
 #include "collect/collector.h"
@@ -14,6 +15,8 @@ const struct engine_registry *builtin_registry(void)
 		reg.checks = check_table;
 		reg.profiles = profile_names;
 		reg.collectors = collector_table;
+		reg.probes = probe_table;
+		reg.n_probes = probe_table_len;
 	}
 	return &reg;
 }

@@ -28,21 +28,51 @@ static const char *node_name(const json_t *n)
 	return json_string_value(json_object_get(n, "name"));
 }
 
-/* The fleet entry of a Slurm node: by node name, else by host name. */
-static long fleet_index(struct audit_ctx *ctx, const json_t *node)
+/* The fleet entries by name, made once a check: a check of thousands of
+ * nodes looks each one up, and a scan of the fleet a node was quadratic.
+ * byname: the scheduler's node names; bydoc: the names the documents give
+ * themselves; the first entry of a name wins, as a scan from the start
+ * would find it. */
+struct fleet_lookup {
+	json_t *byname, *bydoc;
+};
+
+static void fleet_lookup_init(struct audit_ctx *ctx, struct fleet_lookup *lk)
+{
+	lk->byname = json_object();
+	lk->bydoc = json_object();
+	size_t n = fleet_node_count(ctx);
+	for (size_t i = 0; i < n; i++) {
+		const char *name = fleet_node_name(ctx, i);
+		json_t *doc = json_object_get(json_array_get(ctx->fleet, i), "doc");
+		const char *dn = json_string_value(json_object_get(doc, "node"));
+		if (name && !json_object_get(lk->byname, name))
+			json_object_set_new(lk->byname, name, json_integer((json_int_t)i));
+		if (dn && !json_object_get(lk->bydoc, dn))
+			json_object_set_new(lk->bydoc, dn, json_integer((json_int_t)i));
+	}
+}
+
+static void fleet_lookup_free(struct fleet_lookup *lk)
+{
+	json_decref(lk->byname);
+	json_decref(lk->bydoc);
+}
+
+/* The fleet entry of a Slurm node: by node name, else by the name its
+ * document gives, else (a fleet of one) by host name. */
+static long fleet_index(struct audit_ctx *ctx, const struct fleet_lookup *lk, const json_t *node)
 {
 	const char *name = node_name(node);
 	const char *host = json_string_value(json_object_get(node, "hostname"));
-	size_t n = fleet_node_count(ctx);
-	for (size_t i = 0; i < n; i++)
-		if (name && fleet_node_name(ctx, i) && !strcmp(fleet_node_name(ctx, i), name))
-			return (long)i;
-	for (size_t i = 0; i < n; i++) {
-		json_t *doc = json_object_get(json_array_get(ctx->fleet, i), "doc");
-		const char *dn = json_string_value(json_object_get(doc, "node"));
+	json_t *at;
+	if (name && ((at = json_object_get(lk->byname, name)) || (at = json_object_get(lk->bydoc, name))))
+		return (long)json_integer_value(at);
+	if (host && fleet_node_count(ctx) == 1) {
+		json_t *doc = json_object_get(json_array_get(ctx->fleet, 0), "doc");
 		const char *dh = json_string_value(json_object_get(doc, "host"));
-		if ((name && dn && !strcmp(dn, name)) || (host && dh && !strcmp(dh, host) && fleet_node_count(ctx) == 1))
-			return (long)i;
+		if (dh && !strcmp(dh, host))
+			return 0;
 	}
 	return -1;
 }
@@ -238,10 +268,12 @@ void check_slurm_gres(struct audit_ctx *ctx, struct result *r)
 	struct strbuf bad = STRBUF_INIT, unk = STRBUF_INIT;
 	int nbad = 0, nunk = 0, nok = 0, gres_nodes = 0, nmissing = 0;
 	json_t *obs = json_array();
+	struct fleet_lookup lk;
+	fleet_lookup_init(ctx, &lk);
 	size_t i;
 	json_array_foreach(nodes_of(f), i, n) {
 		long long g = jget_int(n, "gpus", -1);
-		long fi = fleet_index(ctx, n);
+		long fi = fleet_index(ctx, &lk, n);
 		long long real = fleet_gpus(ctx, fi);
 		gres_nodes += g > 0;
 		json_t *o = json_object();
@@ -264,6 +296,7 @@ void check_slurm_gres(struct audit_ctx *ctx, struct result *r)
 		list_add(&bad, &nbad, item, 8);
 		free(item);
 	}
+	fleet_lookup_free(&lk);
 	r_observed(r, obs);
 	r_expectedf(r, "every GPU node advertises Gres=gpu:<type>:<count> equal to the GPUs it has");
 	if (nbad) {
@@ -292,10 +325,12 @@ void check_slurm_realmemory(struct audit_ctx *ctx, struct result *r)
 	double fail_ratio = threshold(ctx, "slurm.realmemory_fail_ratio", 0.5);
 	double warn_ratio = threshold(ctx, "slurm.realmemory_warn_ratio", 0.8);
 	json_t *obs = json_array();
+	struct fleet_lookup lk;
+	fleet_lookup_init(ctx, &lk);
 	size_t i;
 	json_array_foreach(nodes_of(f), i, n) {
 		long long rm = jget_int(n, "real_memory_mb", -1);
-		long long mem = fleet_mem_mib(ctx, fleet_index(ctx, n));
+		long long mem = fleet_mem_mib(ctx, fleet_index(ctx, &lk, n));
 		json_t *o = json_object();
 		fact_set_str(o, "node", node_name(n));
 		json_object_set_new(o, "RealMemory_mib", rm >= 0 ? json_integer(rm) : json_null());
@@ -317,6 +352,7 @@ void check_slurm_realmemory(struct audit_ctx *ctx, struct result *r)
 			nok++;
 		free(item);
 	}
+	fleet_lookup_free(&lk);
 	r_observed(r, obs);
 	r_expectedf(r, "RealMemory between %.0f%% and 100%% of the node's MemTotal", warn_ratio * 100);
 	if (nhigh || nlow) {
@@ -755,9 +791,19 @@ void check_slurm_pyxis(struct audit_ctx *ctx, struct result *r)
 		r_skip(r, "srun --help did not answer");
 		return;
 	}
-	if (opt && spank)
+	const json_t *files = fact_get(f, "pyxis.plugin_files");
+	if (opt && spank) {
 		r_pass(r, "Pyxis is installed: srun --container-image and spank_pyxis in %s", ps ? ps : "plugstack.conf");
-	else if (opt)
+	} else if (!opt && !spank && json_array_size(files)) {
+		/* the field case: the package put the plugin on disk, nobody added
+		 * its plugstack line, so srun never loads it */
+		r_fail(r, "Pyxis is installed but not enabled: %s is on disk, but %s has no required/optional line for "
+		       "it and srun --help has no --container-image", json_string_value(json_array_get(files, 0)),
+		       ps ? ps : "plugstack.conf");
+		r_remedy(r, "Enable the plugin: add 'required %s' to %s (or a file under plugstack.conf.d/ it includes) "
+			 "on the login and compute nodes, then restart slurmd.", json_string_value(json_array_get(files, 0)),
+			 ps ? ps : "plugstack.conf");
+	} else if (opt)
 		r_warn(r, "srun offers --container-image, but no spank_pyxis line was found in %s (read from this host)",
 		       ps ? ps : "plugstack.conf");
 	else if (spank)
@@ -766,6 +812,71 @@ void check_slurm_pyxis(struct audit_ctx *ctx, struct result *r)
 	else
 		r_warn(r, "no Pyxis: srun has no --container-image and plugstack.conf has no spank_pyxis; containers "
 		       "need enroot/Apptainer by hand");
+}
+
+/* enroot of one node's containers facts: 1 present, 0 missing, -1 unknown */
+static int node_enroot(const json_t *ct, enum col_state st, int *conf)
+{
+	int bin = 0;
+	*conf = 0;
+	if (st != COL_OK && st != COL_FAILED)
+		return -1;
+	if (fact_bool(ct, "enroot.binary", &bin) != 0)
+		return -1;
+	fact_bool(ct, "enroot.conf", conf);
+	return bin;
+}
+
+void check_slurm_pyxis_enroot(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = slurm_facts(ctx);
+	int spank = 0;
+	fact_bool(f, "pyxis.spank_pyxis", &spank);
+	const char *ps = fact_str(f, "pyxis.plugstack_config");
+	r_expectedf(r, "where plugstack.conf enables Pyxis, enroot (its binary and /etc/enroot/enroot.conf) on every "
+		    "compute node");
+	if (!spank) {
+		r_skip(r, "Pyxis is not enabled in %s, so enroot is not needed by it", ps ? ps : "plugstack.conf");
+		return;
+	}
+	struct strbuf missing = STRBUF_INIT, noconf = STRBUF_INIT, unknown = STRBUF_INIT;
+	size_t n = fleet_node_count(ctx), nmiss = 0, nunk = 0, nconf = 0, seen = 0;
+	for (size_t i = 0; i < (n ? n : 1); i++) {
+		enum col_state st;
+		int conf;
+		const char *name = n ? fleet_node_name(ctx, i) : ctx->hostname;
+		json_t *ct = n ? fleet_node_facts(ctx, i, "containers", &st) : facts_get(ctx, "containers", &st);
+		int e = n && !fleet_node_answered(ctx, i) ? -1 : node_enroot(ct, st, &conf);
+		seen++;
+		if (e < 0) {
+			sb_addf(&unknown, "%s%s", nunk++ ? "," : "", name ? name : "?");
+		} else if (!e) {
+			sb_addf(&missing, "%s%s", nmiss++ ? "," : "", name ? name : "?");
+		} else if (!conf) {
+			sb_addf(&noconf, "%s%s", nconf++ ? "," : "", name ? name : "?");
+		}
+	}
+	r_observedf(r, "plugstack enables spank_pyxis (%s); enroot missing on %zu, without enroot.conf on %zu, "
+		    "unknown on %zu of %zu node%s%s", ps ? ps : "plugstack.conf", nmiss, nconf, nunk, seen,
+		    seen == 1 ? "" : "s", n ? "" : " (this host: no fleet audit)");
+	if (nmiss) {
+		r_fail(r, "Pyxis is configured without enroot: no enroot binary on %s; every srun --container-image "
+		       "there fails", sb_str(&missing));
+		r_remedy(r, "Install enroot (and enroot+caps) on every compute node Pyxis runs on, with "
+			 "/etc/enroot/enroot.conf, or remove spank_pyxis from plugstack.conf there.");
+	} else if (nconf) {
+		r_warn(r, "enroot is installed but /etc/enroot/enroot.conf is missing on %s: enroot runs with its "
+		       "built-in defaults (data and cache paths may land on the root file system)", sb_str(&noconf));
+	} else if (nunk == seen) {
+		r_skip(r, "whether enroot is installed is unknown on %s (the node's container facts were not read)",
+		       sb_str(&unknown));
+	} else {
+		r_pass(r, "Pyxis is enabled and enroot is installed with enroot.conf on %zu node%s%s%s", seen - nunk,
+		       seen - nunk == 1 ? "" : "s", nunk ? "; unknown on " : "", sb_str(&unknown));
+	}
+	sb_free(&missing);
+	sb_free(&noconf);
+	sb_free(&unknown);
 }
 
 void check_slurm_spool(struct audit_ctx *ctx, struct result *r)
@@ -823,6 +934,35 @@ void check_slurm_ssh(struct audit_ctx *ctx, struct result *r)
 		       target, detail ? detail : "failed");
 }
 
+/* The GPU and fabric module families `module avail` should offer, by the
+ * first path component of the module name; the HPC SDK module (nvhpc)
+ * carries CUDA, NCCL and HPC-X in one. Appends the missing ones to miss. */
+static void lmod_gpu_families(const json_t *f, struct strbuf *miss)
+{
+	static const struct {
+		const char *family, *const names[6];
+	} fam[] = {
+		{ "CUDA", { "cuda", "cudatoolkit", "nvhpc", NULL } },
+		{ "NCCL", { "nccl", "nvhpc", NULL } },
+		{ "MPI/HPC-X", { "hpcx", "openmpi", "mpi", "nvhpc", "mvapich2", NULL } },
+	};
+	for (size_t k = 0; k < sizeof fam / sizeof fam[0]; k++) {
+		int found = 0;
+		const json_t *d, *v;
+		size_t i, j;
+		json_array_foreach(fact_get(f, "lmod.module_dirs"), i, d)
+			json_array_foreach(json_object_get(d, "names"), j, v)
+				for (int m = 0; fam[k].names[m] && !found; m++) {
+					const char *s = json_string_value(v);
+					size_t n = strlen(fam[k].names[m]);
+					found = s && !strncasecmp(s, fam[k].names[m], n) && (!s[n] || s[n] == '-' || s[n] == '/' ||
+											 s[n] == '_' || s[n] == '.');
+				}
+		if (!found)
+			sb_addf(miss, "%s%s", miss->len ? ", " : "", fam[k].family);
+	}
+}
+
 void check_slurm_lmod(struct audit_ctx *ctx, struct result *r)
 {
 	json_t *f = slurm_facts(ctx), *d;
@@ -836,12 +976,77 @@ void check_slurm_lmod(struct audit_ctx *ctx, struct result *r)
 	r_observedf(r, "module init: %s; module dirs: %s", ninit ? json_string_value(json_array_get(fact_get(f, "lmod.init_files"), 0)) : "none",
 		    dirs.len ? sb_str(&dirs) : "none");
 	r_expectedf(r, "Lmod (or Environment Modules) with modules for CUDA, MPI/HPC-X and NCCL");
-	if (ninit && modules > 0)
-		r_pass(r, "environment modules set up: %lld module%s", modules, modules == 1 ? "" : "s");
+	struct strbuf miss = STRBUF_INIT;
+	lmod_gpu_families(f, &miss);
+	if (ninit && modules > 0 && miss.len)
+		r_warn(r, "environment modules set up (%lld module%s), but none for %s: `module avail` offers no way "
+		       "to load the GPU and fabric stack", modules, modules == 1 ? "" : "s", sb_str(&miss));
+	else if (ninit && modules > 0)
+		r_pass(r, "environment modules set up: %lld module%s, CUDA, NCCL and MPI/HPC-X among them", modules,
+		       modules == 1 ? "" : "s");
 	else if (ninit)
 		r_warn(r, "Lmod is installed but no modules are published (MODULEPATH empty)");
 	else
 		r_warn(r, "no Lmod/Environment Modules on the login node%s: users must find CUDA, MPI and NCCL paths "
 		       "themselves", modules > 0 ? " (module files exist but nothing loads them)" : "");
 	sb_free(&dirs);
+	sb_free(&miss);
+}
+
+/* ---------- access.slurm-commands ---------- */
+
+/* One client command's outcome as {name, ok, detail}, null when not tried. */
+static void slurm_cmd_row(json_t *rows, const char *name, int known, int ok, const char *detail)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "command", json_string(name));
+	json_object_set_new(o, "ok", known ? json_boolean(ok) : json_null());
+	json_object_set_new(o, "detail", detail ? json_string(detail) : json_null());
+	json_array_append_new(rows, o);
+}
+
+void check_slurm_commands(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = slurm_facts(ctx), *rows = json_array(), *row;
+	/* scontrol show config answered, or the collector would have failed */
+	slurm_cmd_row(rows, "scontrol show config", 1, 1, NULL);
+	slurm_cmd_row(rows, "scontrol show node", 1, json_is_array(nodes_of(f)), fact_str(f, "nodes_error"));
+	slurm_cmd_row(rows, "sinfo", 1, json_is_array(fact_get(f, "sinfo")), fact_str(f, "sinfo_error"));
+	static const char *const clients[][2] = { { "squeue", "squeue" }, { "sbatch", "sbatch --test-only" } };
+	for (size_t i = 0; i < sizeof clients / sizeof clients[0]; i++) {
+		json_t *c = json_object_get(fact_get(f, "client_commands"), clients[i][0]);
+		int ok = 0, known = c && fact_bool(c, "ok", &ok) == 0;
+		slurm_cmd_row(rows, clients[i][1], known, ok, c ? fact_str(c, "detail") : NULL);
+	}
+	int srun_ok = 0, srun_known = fact_bool(f, "srun_true.ok", &srun_ok) == 0;
+	slurm_cmd_row(rows, "srun true", srun_known, srun_ok, fact_str(f, "srun_true.detail"));
+
+	struct strbuf bad = STRBUF_INIT, unknown = STRBUF_INIT;
+	int nbad = 0, nunknown = 0, nok = 0;
+	size_t i;
+	json_array_foreach(rows, i, row) {
+		const char *name = fact_str(row, "command"), *detail = fact_str(row, "detail");
+		json_t *ok = json_object_get(row, "ok");
+		if (json_is_null(ok)) {
+			list_add(&unknown, &nunknown, name, 6);
+		} else if (json_is_false(ok)) {
+			char *item = xasprintf("%s (%s)", name, detail ? detail : "failed");
+			list_add(&bad, &nbad, item, 6);
+			free(item);
+		} else {
+			nok++;
+		}
+	}
+	json_t *obs = json_object();
+	json_object_set_new(obs, "commands", rows);
+	r_observed(r, obs);
+	r_expectedf(r, "scontrol, sinfo, squeue, sbatch and srun work from the login node");
+	if (nbad)
+		r_warn(r, "%d of %d Slurm client commands fail: %s", nbad, nbad + nok + nunknown, sb_str(&bad));
+	else if (nunknown)
+		r_skip(r, "not tried: %s (%d others work)", sb_str(&unknown), nok);
+	else
+		r_pass(r, "all %d Slurm client commands work (scontrol, sinfo, squeue, sbatch --test-only, srun)", nok);
+	sb_free(&bad);
+	sb_free(&unknown);
 }

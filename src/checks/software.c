@@ -269,6 +269,225 @@ void check_sw_nccl_conf(struct audit_ctx *ctx, struct result *r)
 	sb_free(&cf.why);
 }
 
+/* ---- software.nccl-net-plugin ---- */
+
+/* "AWS Libfabric", "gIB", ...: NCCL_NET names a network module; IB and
+ * Socket are NCCL's own, anything else comes from a plugin. */
+static int builtin_net(const char *v)
+{
+	return !strcasecmp(v, "IB") || !strcasecmp(v, "Socket");
+}
+
+/* A plugin whose path holds one of the needles. */
+static const char *plugin_with(json_t *plugins, const char *const *needles)
+{
+	size_t i;
+	json_t *p;
+	json_array_foreach(plugins, i, p) {
+		const char *s = json_string_value(p);
+		for (int k = 0; s && needles[k]; k++)
+			if (strstr(s, needles[k]))
+				return s;
+	}
+	return NULL;
+}
+
+/* AWS with EFA devices (rdmapNsM RDMA devices, or an EFA function on the
+ * PCI bus: vendor 0x1d0f device 0xefaN). */
+static int aws_efa(struct audit_ctx *ctx)
+{
+	json_t *net = facts_get(ctx, "network", NULL), *pci = facts_get(ctx, "pci", NULL), *d;
+	size_t i;
+	json_array_foreach(fact_get(net, "hcas"), i, d)
+		if (fact_str(d, "name") && str_starts(fact_str(d, "name"), "rdmap"))
+			return 1;
+	json_array_foreach(fact_get(pci, "devices"), i, d) {
+		const char *v = fact_str(d, "vendor"), *dv = fact_str(d, "device"), *drv = fact_str(d, "driver");
+		if ((v && dv && !strcmp(v, "0x1d0f") && str_starts(dv, "0xefa")) || (drv && !strcmp(drv, "efa")))
+			return 1;
+	}
+	return 0;
+}
+
+/* GCP with RDMA NICs: A3 Ultra and A4 (RoCE through gIB); A3 High/Mega
+ * have no RDMA devices (GPUDirect-TCPX/TCPXO) and are not graded here. */
+static int gcp_rdma(struct audit_ctx *ctx)
+{
+	const char *prod = fact_str(facts_get(ctx, "os", NULL), "dmi.product_name");
+	long long n = 0;
+	return prod && !strcmp(prod, "Google Compute Engine") &&
+	       fact_int(facts_get(ctx, "network", NULL), "hca_count", &n) == 0 && n > 0;
+}
+
+/* The provider's plugin on the clouds whose fabric needs one: 1 when this
+ * host is one, with a finding in bad or ok. */
+static int provider_plugins(struct audit_ctx *ctx, json_t *net, struct strbuf *bad, struct strbuf *ok, int *nbad)
+{
+	json_t *plugins = json_object_get(net, "plugins");
+	int need = 0;
+	if (aws_efa(ctx)) {
+		need = 1;
+		static const char *const ofi[] = { "/opt/amazon/ofi-nccl/", "/opt/aws-ofi-nccl/", "libnccl-net-ofi",
+						   "libnccl-net-aws-ofi", NULL };
+		const char *p = plugin_with(plugins, ofi);
+		if (p) {
+			sb_addf(ok, "%saws-ofi-nccl %s for EFA", ok->len ? "; " : "", p);
+		} else {
+			(*nbad)++;
+			sb_addf(bad, "%sAWS EFA devices but no aws-ofi-nccl plugin (libnccl-net-ofi.so under "
+				"/opt/amazon/ofi-nccl): NCCL falls back to TCP sockets", bad->len ? "; " : "");
+		}
+	}
+	if (gcp_rdma(ctx)) {
+		need = 1;
+		static const char *const gib[] = { "/usr/local/gib/", "gib", NULL };
+		const char *p = plugin_with(plugins, gib);
+		if (p) {
+			sb_addf(ok, "%sgIB %s", ok->len ? "; " : "", p);
+		} else {
+			(*nbad)++;
+			sb_addf(bad, "%sGoogle Compute Engine with RDMA NICs (A3 Ultra / A4) but no gIB NCCL plugin "
+				"under /usr/local/gib%s", bad->len ? "; " : "",
+				json_is_true(json_object_get(net, "gib_dir")) ? " (the directory exists, the plugin does not)" : "");
+		}
+	}
+	return need;
+}
+
+void check_sw_nccl_net_plugin(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = chk_own_facts(ctx, r, "software");
+	if (!f)
+		return;
+	json_t *net = json_object_get(f, "nccl_net"), *plugins = json_object_get(net, "plugins");
+	json_t *sel = json_object_get(net, "selected");
+	json_t *eff = fact_get(f, "nccl_conf.effective");
+	const char *nnet = fact_str(eff, "NCCL_NET.value"), *nsrc = fact_str(eff, "NCCL_NET.source");
+	chk_attach_evidence(ctx, r, "software", "NCCL net plugins");
+	json_t *obs = json_object();
+	json_object_set(obs, "plugins", plugins);
+	json_object_set(obs, "NCCL_NET_PLUGIN", sel ? sel : json_null());
+	json_object_set_new(obs, "NCCL_NET", nnet ? json_string(nnet) : json_null());
+	r_observed(r, obs);
+	r_ref(r, "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-net-plugin");
+	struct strbuf bad = STRBUF_INIT, ok = STRBUF_INIT;
+	int nbad = 0;
+	if (sel) {
+		const char *found = fact_str(sel, "found");
+		if (found) {
+			sb_addf(&ok, "NCCL_NET_PLUGIN=%s loads %s", fact_str(sel, "value"), found);
+		} else {
+			nbad++;
+			sb_addf(&bad, "NCCL_NET_PLUGIN=%s (%s) selects %s, which is in none of the %zu loader and provider "
+				"directories", fact_str(sel, "value"), fact_str(eff, "NCCL_NET_PLUGIN.source"),
+				fact_str(sel, "library"), json_array_size(json_object_get(net, "dirs")));
+		}
+	}
+	if (nnet && !builtin_net(nnet) && !json_array_size(plugins)) {
+		nbad++;
+		sb_addf(&bad, "%sNCCL_NET=%s (%s) names a plugin network but no libnccl-net*.so is installed",
+			bad.len ? "; " : "", nnet, nsrc);
+	}
+	int need = provider_plugins(ctx, net, &bad, &ok, &nbad);
+	r_expectedf(r, "every configured NCCL net plugin installed, and the provider's plugin where the fabric needs one");
+	if (nbad) {
+		r_fail(r, "%s", sb_str(&bad));
+		r_remedy(r, "Install the plugin the configuration or the provider needs (AWS: the EFA installer's "
+			 "aws-ofi-nccl in /opt/amazon/ofi-nccl; GCP A3 Ultra/A4: the gIB package in /usr/local/gib and "
+			 "its set_nccl_env.sh; HPC-X: ncclnet_plugin) and put its lib directory in ld.so.conf.d, or "
+			 "remove the NCCL_NET/NCCL_NET_PLUGIN setting.");
+	} else if (ok.len) {
+		r_pass(r, "%s", sb_str(&ok));
+	} else if (need) {
+		r_pass(r, "the provider's plugin is installed");
+	} else {
+		r_skip(r, "not applicable: no NCCL net plugin configured (NCCL_NET_PLUGIN, NCCL_NET) and no provider "
+		       "fabric that needs one (AWS EFA, GCP gIB)");
+	}
+	sb_free(&bad);
+	sb_free(&ok);
+}
+
+/* ---- containers.nccl-topo-file ---- */
+
+/* The container path where an enroot mount puts host file path, malloc'd,
+ * or NULL: a mount of the file itself or of a directory above it. */
+static char *mounted_as(json_t *mounts, const char *path)
+{
+	size_t i;
+	json_t *m;
+	json_array_foreach(mounts, i, m) {
+		const char *src = fact_str(m, "source"), *dst = fact_str(m, "target");
+		if (!src || !dst || *src != '/')
+			continue;
+		size_t n = strlen(src);
+		while (n > 1 && src[n - 1] == '/')
+			n--;
+		if (!strncmp(path, src, n) && (path[n] == 0 || path[n] == '/' || n == 1))
+			return xasprintf("%s%s", dst, path + n);
+	}
+	return NULL;
+}
+
+void check_ct_nccl_topo_file(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = chk_own_facts(ctx, r, "software");
+	if (!f)
+		return;
+	json_t *t = json_object_get(f, "nccl_topo"), *files = json_object_get(t, "files"), *v;
+	const char *setting = fact_str(t, "topo_file_setting"), *ssrc = fact_str(t, "topo_file_source");
+	r_observed(r, json_deep_copy(t));
+	r_ref(r, "https://docs.nvidia.com/deeplearning/nccl/user-guide/docs/env.html#nccl-topo-file");
+	r_ref(r, "https://github.com/NVIDIA/enroot/blob/master/doc/configuration.md (mounts.d, environ.d)");
+	if (!json_array_size(files)) {
+		if (setting)
+			r_warn(r, "NCCL_TOPO_FILE=%s (%s) names a file that does not exist on this host", setting, ssrc);
+		else
+			r_skip(r, "not applicable: no NCCL topology file on the host (/etc/nccl/*.xml, NCCL_TOPO_FILE)");
+		return;
+	}
+	int enroot = 0;
+	if (fact_bool(t, "enroot", &enroot) != 0 || !enroot) {
+		r_skip(r, "not applicable: no enroot here (Pyxis containers), so no container mount configuration to check");
+		return;
+	}
+	chk_attach_evidence(ctx, r, "software", "/etc/enroot/mounts.d");
+	json_t *mounts = json_object_get(t, "enroot_mounts");
+	struct strbuf miss = STRBUF_INIT, ok = STRBUF_INIT;
+	size_t i;
+	json_array_foreach(files, i, v) {
+		char *in = mounted_as(mounts, json_string_value(v));
+		if (in)
+			sb_addf(&ok, "%s%s as %s", ok.len ? ", " : "", json_string_value(v), in);
+		else
+			sb_addf(&miss, "%s%s", miss.len ? ", " : "", json_string_value(v));
+		free(in);
+	}
+	/* the host's /etc/nccl.conf stays outside the container: a setting
+	 * made there reaches it only through environ.d or a mount of the file */
+	int env_lost = setting && ssrc && strcmp(ssrc, "environment") && !json_array_size(json_object_get(t, "enroot_env"));
+	if (env_lost) {
+		char *in = mounted_as(mounts, ssrc);
+		env_lost = in == NULL;
+		free(in);
+	}
+	r_expectedf(r, "every host topology file mounted into Pyxis/enroot containers (mounts.d) and NCCL_TOPO_FILE set there (environ.d)");
+	if (miss.len || env_lost) {
+		r_warn(r, "%s%s%s%s%s", miss.len ? "host NCCL topology file not mounted into enroot containers: " : "",
+		       sb_str(&miss), miss.len && env_lost ? "; " : "",
+		       env_lost ? "NCCL_TOPO_FILE is set only in " : "", env_lost ? ssrc : "");
+		r_remedy(r, "Add an enroot mount (/etc/enroot/mounts.d/50-nccl-topo.fstab: '%s %s none x-create=file,bind,ro,nosuid,nodev,noexec') "
+			 "and NCCL_TOPO_FILE=<that path> in /etc/enroot/environ.d/50-nccl.env, so NCCL inside the container "
+			 "sees the same PCIe/NIC topology as the host (on VMs the virtual topology is wrong without it).",
+			 miss.len ? json_string_value(json_array_get(files, 0)) : setting,
+			 miss.len ? json_string_value(json_array_get(files, 0)) : setting);
+	} else {
+		r_pass(r, "host NCCL topology mounted into enroot containers: %s", sb_str(&ok));
+	}
+	sb_free(&miss);
+	sb_free(&ok);
+}
+
 /* ---- software.mpi ---- */
 
 void check_sw_mpi(struct audit_ctx *ctx, struct result *r)
@@ -407,4 +626,94 @@ void check_sw_kptr_restrict(struct audit_ctx *ctx, struct result *r)
 	else
 		r_warn(r, "kernel.kptr_restrict=%lld hides kernel symbol addresses from %s: kernel frames in perf profiles stay unresolved",
 		       v, v >= 2 ? "every user, root included" : "non-root users");
+}
+
+/* ---- software.cuda-default: /usr/local/cuda is the newest toolkit ---- */
+
+void check_sw_cuda_default(struct audit_ctx *ctx, struct result *r)
+{
+	enum col_state st;
+	json_t *f = facts_get(ctx, "cuda", &st);
+	const json_t *tks = fact_get(f, "toolkits");
+	if (st == COL_ABSENT || !json_array_size(tks)) {
+		r_skip(r, "no CUDA toolkit under /usr/local/cuda*: nothing to choose a default from");
+		return;
+	}
+	size_t n = json_array_size(tks);
+	/* the collector lists toolkits oldest first */
+	const json_t *newest = json_array_get(tks, n - 1);
+	const char *nv = fact_str(newest, "version"), *np = fact_str(newest, "path");
+	const char *def = fact_str(f, "default_toolkit"), *dv = fact_str(f, "default_toolkit_version");
+	struct strbuf all = STRBUF_INIT;
+	const json_t *t;
+	const char *unversioned = NULL;
+	size_t i;
+	json_array_foreach(tks, i, t) {
+		sb_addf(&all, "%s%s (%s)", i ? ", " : "", fact_str(t, "path"),
+			fact_str(t, "version") ? fact_str(t, "version") : "version unknown");
+		if (!fact_str(t, "version"))
+			unversioned = fact_str(t, "path");
+	}
+	r_observedf(r, "/usr/local/cuda -> %s (CUDA %s); installed: %s", def ? def : "(no link)", dv ? dv : "?",
+		    sb_str(&all));
+	r_expectedf(r, "/usr/local/cuda points at the newest installed toolkit (CUDA %s, %s)", nv ? nv : "?", np);
+	int cmp = 0;
+	if (unversioned) {
+		/* an unread version could be the newest: no verdict on the default */
+		r_skip(r, "the CUDA version of %s is unknown (no readable version.json or version.txt), so which "
+		       "toolkit is newest is unknown", unversioned);
+	} else if (!def) {
+		r_warn(r, "no /usr/local/cuda: %zu toolkit%s installed (newest CUDA %s at %s), but builds that look "
+		       "for the default (CMake, CUDA_HOME-less setups) find none", n, n == 1 ? "" : "s", nv ? nv : "?", np);
+		r_remedy(r, "Link /usr/local/cuda to the newest toolkit (update-alternatives --set cuda %s).", np);
+	} else if (!dv || !nv || ver_compare(dv, nv, &cmp) != 0) {
+		r_skip(r, "the version of the default toolkit %s or of the newest one is unknown, so they cannot be "
+		       "compared", def);
+	} else if (cmp < 0) {
+		r_warn(r, "/usr/local/cuda points at CUDA %s (%s) while CUDA %s is installed at %s: builds and jobs "
+		       "that use the default get the older toolkit", dv, def, nv, np);
+		r_remedy(r, "Point /usr/local/cuda at the newest toolkit (update-alternatives --set cuda %s, or "
+			 "ln -sfn %s /usr/local/cuda) and remove toolkits nobody needs.", np, np);
+	} else {
+		r_pass(r, "/usr/local/cuda is CUDA %s (%s)%s", dv, def, n > 1 ? ", the newest installed" : ", the only toolkit");
+	}
+	sb_free(&all);
+}
+
+/* ---- software.hpc-sdk: NVIDIA HPC SDK within the release window ---- */
+
+void check_sw_hpc_sdk(struct audit_ctx *ctx, struct result *r)
+{
+	json_t *f = facts_get(ctx, "software", NULL);
+	const json_t *h = fact_get(f, "hpc_sdk");
+	const char *newest = fact_str(h, "newest");
+	struct strbuf all = STRBUF_INIT;
+	const json_t *e;
+	size_t i;
+	json_array_foreach(fact_get(h, "installs"), i, e)
+		sb_addf(&all, "%s%s (%s%s)", i ? ", " : "", fact_str(e, "version"), fact_str(e, "arch"),
+			json_is_true(json_object_get(e, "compilers")) ? "" : ", no nvc++");
+	r_observedf(r, "/opt/nvidia/hpc_sdk: %s", all.len ? sb_str(&all) : "no release directory");
+	sb_free(&all);
+	if (!newest) {
+		r_skip(r, "no NVIDIA HPC SDK under /opt/nvidia/hpc_sdk/<arch>/<release>/ (nvc, nvc++, nvfortran "
+		       "are not installed here)");
+		return;
+	}
+	struct mv_verdict v;
+	minimums_grade(ctx->minimums, "nvhpc", newest, NULL, ctx->now, &v);
+	r_expectedf(r, "the HPC SDK release window of the minimum table (%s)", v.minimum ? v.minimum : "unavailable");
+	if (v.status == MV_PASS) {
+		r_pass(r, "NVIDIA HPC SDK %s: %s", newest, v.detail);
+	} else if (v.status == MV_FAIL) {
+		/* a release window, not a security floor: an old compiler costs
+		 * features and fixes, not safety */
+		r_warn(r, "NVIDIA HPC SDK %s is outside the release window: %s", newest, v.detail);
+		r_remedy(r, "Install the current HPC SDK (nvhpc-%s packages or the tarball under /opt/nvidia/hpc_sdk) "
+			 "and its modulefile.", v.minimum ? v.minimum : "current");
+	} else {
+		r_skip(r, "NVIDIA HPC SDK %s could not be graded: %s", newest, v.detail ? v.detail : "no window in the table");
+	}
+	r_refs_json(r, v.advisories);
+	mv_verdict_free(&v);
 }

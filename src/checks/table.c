@@ -10,6 +10,22 @@ const struct check_def check_table[] = {
 
 const size_t check_table_len = sizeof check_table / sizeof check_table[0];
 
+const struct probe_def probe_table[] = {
+#define PROBE(id, changes, budget_s, cleanup) { id, changes, budget_s, cleanup },
+#include "probes.def"
+#undef PROBE
+};
+
+const size_t probe_table_len = sizeof probe_table / sizeof probe_table[0];
+
+const struct probe_def *probe_table_find(const char *check_id)
+{
+	for (size_t i = 0; i < probe_table_len; i++)
+		if (strcmp(probe_table[i].check_id, check_id) == 0)
+			return &probe_table[i];
+	return NULL;
+}
+
 const char *const profile_names[] = {
 	"versions", "isolation", "hardware", "software", "containers",
 	"orchestration", "networking", "storage", "health", "access", NULL,

@@ -1,6 +1,7 @@
 #include "collect/collector.h"
 #include "engine/context.h"
 #include "core/interrupt.h"
+#include "core/privilege.h"
 #include "core/result.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
@@ -36,6 +37,35 @@ int col_run_cmd(struct col_run *c, const char *const argv[], int timeout_ms, str
 	 * but it is still recorded so "why SKIP" can be answered. */
 	json_array_append_new(c->evidence, cmd_evidence(res, EXCERPT_MAX));
 	return rc;
+}
+
+int col_run_priv(struct audit_ctx *ctx, struct col_run *c, const char *const argv[], int timeout_ms,
+		 struct cmd_result *res, char **why)
+{
+	/* the access collector makes the one decision and keeps its evidence
+	 * (its own BMC read comes after it decided) */
+	if (priv_get_mode() == PRIV_UNDECIDED)
+		facts_get(ctx, "access", NULL);
+	static const char *const dirs[] = { "/usr/sbin", "/usr/bin", "/sbin", "/bin", NULL };
+	int found = 0;
+	for (int i = 0; dirs[i] && !found; i++) {
+		char *p = xasprintf("%s/%s", dirs[i], argv[0]);
+		found = sr_exists(p);
+		free(p);
+	}
+	if (!found) {
+		*why = xasprintf("%s is not installed (not in /usr/sbin, /usr/bin, /sbin or /bin)", argv[0]);
+		return -1;
+	}
+	struct run_opts o = { .timeout_ms = timeout_ms };
+	if (interrupt_pending()) {
+		*why = xstrdup("interrupted before it started");
+		return -1;
+	}
+	if (priv_run(col_runner, argv, &o, res, why) != 0)
+		return -1;
+	json_array_append_new(c->evidence, cmd_evidence(res, EXCERPT_MAX));
+	return 0;
 }
 
 void col_evidence_file(struct col_run *c, const char *path, const char *content)

@@ -25,6 +25,14 @@ int col_runner(const char *const argv[], const struct run_opts *o, struct cmd_re
 void col_set_runner(col_runner_fn fn); /* NULL: runner_run */
 /* Run a command through the runner and record it as evidence of this collector. */
 int col_run_cmd(struct col_run *c, const char *const argv[], int timeout_ms, struct cmd_result *res);
+/* Run a read of the privileged-read table (core/privilege.h) with privilege
+ * and record it as evidence of this collector: the sudo policy is decided
+ * first (the access collector runs `sudo -n true` once), and a tool that is
+ * not installed in the sudo search path (/usr/sbin, /usr/bin, /sbin, /bin
+ * under the sysroot) is not run. 0: it ran, res says how it ended; -1: not
+ * run, *why (malloc'd) is the one-line reason a check turns into SKIP. */
+int col_run_priv(struct audit_ctx *ctx, struct col_run *c, const char *const argv[], int timeout_ms,
+		 struct cmd_result *res, char **why);
 /* Read a sysroot file and record it as evidence (excerpt). NULL when unreadable. */
 char *col_read(struct col_run *c, const char *path);
 /* Same without recording evidence (for bulk sysfs walks). */

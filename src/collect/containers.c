@@ -222,6 +222,12 @@ void collect_containers(struct audit_ctx *ctx, struct col_run *c)
 	}
 	json_object_set_new(f, "runtimes_on_path", onpath);
 	json_object_set_new(f, "runtimes", runtimes);
+	/* Pyxis runs containers through enroot on the compute node: its binary
+	 * (PATH or the package's /usr/bin) and its configuration */
+	json_t *en = json_object();
+	fact_set_bool(en, "binary", json_is_true(json_object_get(onpath, "enroot")) || sr_exists("/usr/bin/enroot"));
+	fact_set_bool(en, "conf", sr_exists("/etc/enroot/enroot.conf"));
+	json_object_set_new(f, "enroot", en);
 
 	if (tool_present(docker))
 		probe_docker(c, docker, failed);

@@ -1,8 +1,11 @@
 /* The Kubernetes control plane as the operator's kubectl sees it: nodes and
  * their GPUs, storage classes, limit ranges, network policies, DaemonSets,
- * RBAC, CRDs, DRA ResourceSlices and the NVIDIA/Kueue/Volcano objects the
- * cluster checks grade. Read-only `kubectl get -o json` calls, each with a
- * request timeout; the kubeconfig and context come from CMAX_KUBECONFIG /
+ * RBAC, CRDs, DRA ResourceSlices and ResourceClaims, the NVIDIA/Kueue/Volcano
+ * objects, the add-on controllers, LoadBalancer Services, IngressClasses and
+ * scheduler ConfigMaps the cluster checks grade; what the kubeconfig's user
+ * may do in its namespace (`kubectl auth can-i`), and helm. Read-only
+ * `kubectl get -o json` calls (several kinds in one call where the checks
+ * need them together), each with a request timeout; the kubeconfig and context come from CMAX_KUBECONFIG /
  * CMAX_KUBE_CONTEXT (set by --kubeconfig / --context) or kubectl's own
  * defaults (KUBECONFIG, ~/.kube/config).
  *
@@ -13,9 +16,11 @@
  * only. The API server name is resolved with getaddrinfo (a name lookup, no
  * connection); under --sysroot only the tree's /etc/hosts is consulted. */
 #include "collect/collectors.h"
+#include "core/jsonget.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
 #include "parse/k8s.h"
+#include "parse/k8s_addons.h"
 #include <arpa/inet.h>
 #include <netdb.h>
 #include <stdlib.h>
@@ -133,6 +138,76 @@ static json_t *kube_list(struct col_run *c, const struct kube *k, const char *ki
 	return items;
 }
 
+/* The line of kubectl's stderr that names one resource ("... cannot list
+ * resource \"services\" ..."), sanitised, or NULL. */
+static char *err_line_for(const struct cmd_result *res, const char *plural)
+{
+	char *needle = xasprintf("\"%s\"", plural);
+	const char *hit = res->err ? strstr(res->err, needle) : NULL;
+	free(needle);
+	if (!hit)
+		return NULL;
+	const char *start = hit;
+	while (start > res->err && start[-1] != '\n')
+		start--;
+	size_t n = strcspn(start, "\n");
+	return str_sanitize(start, n > 240 ? 240 : n);
+}
+
+/* `get P1,P2,... [-A] -o json` in one call: an object plural -> items of
+ * that kind. kubectl prints the List of what it could read and names each
+ * refused kind on stderr (exit 1), so a kind the tenant may not list is
+ * left out with its reason under unread.<plural> while the others are
+ * kept. *absent set when the API has none of these kinds. */
+static json_t *kube_multi(struct col_run *c, const struct kube *k, const char *const plurals[][2], size_t n,
+			  int all_ns, int *absent)
+{
+	struct strbuf kinds = STRBUF_INIT;
+	for (size_t i = 0; i < n; i++)
+		sb_addf(&kinds, "%s%s", i ? "," : "", plurals[i][0]);
+	const char *args[] = { "get", sb_str(&kinds), all_ns ? "-A" : "-o", all_ns ? "-o" : "json", all_ns ? "json" : NULL,
+			       NULL };
+	struct cmd_result res;
+	kube_run(c, k, args, 0, &res);
+	int nf = is_not_found(&res);
+	if (absent)
+		*absent = nf;
+	char *perr = NULL;
+	json_t *items = res.outcome == RUN_EXITED && res.out_len && !res.out_truncated && !nf
+				? k8s_list_items(res.out, res.out_len, &perr)
+				: NULL;
+	json_t *out = json_object(), *unread = json_object_get(c->facts, "unread");
+	for (size_t i = 0; i < n; i++) {
+		char *why = NULL;
+		if (nf)
+			why = xasprintf("the API server has no %s resource", plurals[i][0]);
+		else if (res.out_truncated)
+			why = xasprintf("kubectl get %s: output over the cap, not graded", sb_str(&kinds));
+		else if (!items)
+			why = perr && res.exit_code == 0 ? xasprintf("kubectl get %s: %s", sb_str(&kinds), perr)
+							 : first_err_line(&res);
+		else if (res.exit_code != 0)
+			why = err_line_for(&res, plurals[i][0]);
+		if (why) {
+			fact_set_str(unread, plurals[i][0], why);
+			free(why);
+			continue;
+		}
+		json_t *arr = json_array();
+		size_t j;
+		json_t *it;
+		json_array_foreach(items, j, it)
+			if (jget_str(it, "kind") && !strcmp(jget_str(it, "kind"), plurals[i][1]))
+				json_array_append(arr, it);
+		json_object_set_new(out, plurals[i][0], arr);
+	}
+	free(perr);
+	json_decref(items);
+	sb_free(&kinds);
+	cmd_result_free(&res);
+	return out;
+}
+
 static json_t *map_items(const json_t *items, json_t *(*fn)(const json_t *))
 {
 	if (!items)
@@ -159,10 +234,20 @@ static void collect_server(struct col_run *c, const struct kube *k)
 	}
 	cmd_result_free(&res);
 
-	const char *srv_args[] = { "config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}", NULL };
+	/* the server URL, then the context's namespace (the tenant's, graded by the access checks) */
+	const char *srv_args[] = { "config", "view", "--minify", "-o",
+				   "jsonpath={.clusters[0].cluster.server}{\"\\n\"}{.contexts[0].context.namespace}", NULL };
 	kube_run(c, k, srv_args, 0, &res);
 	char *url = cmd_ok(&res) && res.out_len ? xstrndup(res.out, strcspn(res.out, "\r\n")) : NULL;
+	const char *nl = cmd_ok(&res) && res.out ? strchr(res.out, '\n') : NULL;
+	char *ns = nl ? str_sanitize(nl + 1, strcspn(nl + 1, "\r\n")) : NULL;
+	fact_set_str(c->facts, "namespace", ns && *ns ? ns : "default");
+	free(ns);
 	cmd_result_free(&res);
+	if (url && !*url) {
+		free(url);
+		url = NULL;
+	}
 	char *red = url ? k8s_server_redact(url) : NULL;
 	char *host = url ? k8s_server_host(url) : NULL;
 	free(url);
@@ -341,31 +426,238 @@ static void collect_networkpolicies(struct col_run *c, const struct kube *k)
 	json_decref(items);
 }
 
-/* DRA ResourceSlices: their drivers and nodes, or that the API is absent. */
-static void collect_resourceslices(struct col_run *c, const struct kube *k)
+/* DRA ResourceSlices (their drivers, the nodes of each driver) and
+ * ResourceClaims (how many are allocated or reserved by pods, and for which
+ * drivers), in one call; or that the DRA API is absent. */
+static void collect_dra(struct col_run *c, const struct kube *k)
 {
+	static const char *const kinds[][2] = { { "resourceslices", "ResourceSlice" }, { "resourceclaims", "ResourceClaim" } };
 	int absent = 0;
-	json_t *items = kube_list(c, k, "resourceslices", 0, "resourceslices", &absent);
+	json_t *got = kube_multi(c, k, kinds, 2, 1, &absent);
+	json_t *items = json_object_get(got, "resourceslices");
 	if (items || absent) {
-		json_t *rs = json_object(), *drivers = json_array(), *rnodes = json_array();
+		json_t *rs = json_object(), *drivers = json_array(), *rnodes = json_array(), *by = json_object();
 		size_t i;
 		json_t *it;
 		json_array_foreach(items, i, it) {
 			json_t *spec = json_object_get(it, "spec");
-			fact_add_unique(drivers, json_string_value(json_object_get(spec, "driver")));
-			fact_add_unique(rnodes, json_string_value(json_object_get(spec, "nodeName")));
+			const char *drv = jget_str(spec, "driver"), *node = jget_str(spec, "nodeName");
+			fact_add_unique(drivers, drv);
+			fact_add_unique(rnodes, node);
+			if (drv && node) {
+				char *sd = str_sanitize(drv, strlen(drv));
+				if (!json_object_get(by, sd))
+					json_object_set_new(by, sd, json_array());
+				fact_add_unique(json_object_get(by, sd), node);
+				free(sd);
+			}
 		}
 		json_object_set_new(rs, "api", json_boolean(!absent));
 		json_object_set_new(rs, "count", json_integer((json_int_t)json_array_size(items)));
 		json_object_set_new(rs, "drivers", drivers);
 		json_object_set_new(rs, "nodes", rnodes);
+		json_object_set_new(rs, "nodes_by_driver", by);
 		json_object_set_new(c->facts, "resourceslices", rs);
-		if (absent) /* no DRA API is a fact, not a failed read */
-			json_object_del(json_object_get(c->facts, "unread"), "resourceslices");
 	} else {
 		fact_set_null(c->facts, "resourceslices");
 	}
-	json_decref(items);
+	json_t *claims = json_object_get(got, "resourceclaims");
+	if (claims) {
+		json_t *rc = json_object(), *drivers = json_array();
+		size_t i, n_use = 0;
+		json_t *it;
+		json_array_foreach(claims, i, it) {
+			json_t *st = json_object_get(it, "status");
+			json_t *alloc = json_object_get(st, "allocation");
+			n_use += alloc || json_array_size(json_object_get(st, "reservedFor"));
+			size_t j;
+			json_t *r;
+			json_array_foreach(json_object_get(json_object_get(alloc, "devices"), "results"), j, r)
+				fact_add_unique(drivers, jget_str(r, "driver"));
+		}
+		json_object_set_new(rc, "count", json_integer((json_int_t)json_array_size(claims)));
+		json_object_set_new(rc, "in_use", json_integer((json_int_t)n_use));
+		json_object_set_new(rc, "drivers", drivers);
+		json_object_set_new(c->facts, "resourceclaims", rc);
+	} else if (absent) {
+		json_object_set_new(c->facts, "resourceclaims", json_null());
+	} else {
+		fact_set_null(c->facts, "resourceclaims");
+	}
+	if (absent) { /* no DRA API is a fact, not a failed read */
+		json_object_del(json_object_get(c->facts, "unread"), "resourceslices");
+		fact_set_str(json_object_get(c->facts, "unread"), "resourceclaims", "the API server has no DRA API (resource.k8s.io)");
+	}
+	json_decref(got);
+}
+
+/* The objects of one kind of a kube_multi() answer as the fact `key`,
+ * each as fn makes it (NULL from fn: left out); null when not read. */
+static void multi_map(struct col_run *c, const json_t *got, const char *plural, const char *key,
+		      json_t *(*fn)(const json_t *))
+{
+	json_t *items = json_object_get(got, plural);
+	if (!items) {
+		const char *why = jget_str(json_object_get(c->facts, "unread"), plural);
+		if (why && strcmp(plural, key))
+			fact_set_str(json_object_get(c->facts, "unread"), key, why);
+		fact_set_null(c->facts, key);
+		return;
+	}
+	json_t *out = json_array();
+	size_t i;
+	json_t *it;
+	json_array_foreach(items, i, it) {
+		json_t *f = fn(it);
+		if (f)
+			json_array_append_new(out, f);
+	}
+	json_object_set_new(c->facts, key, out);
+}
+
+/* Controllers, LoadBalancer Services, IngressClasses and the scheduler
+ * configurations in ConfigMaps, in one call. ConfigMap data never leaves
+ * the extractor: only the scheduling settings it names. */
+static void collect_addons(struct col_run *c, const struct kube *k)
+{
+	static const char *const kinds[][2] = { { "deployments", "Deployment" }, { "statefulsets", "StatefulSet" },
+						{ "services", "Service" }, { "ingressclasses", "IngressClass" },
+						{ "configmaps", "ConfigMap" } };
+	json_t *got = kube_multi(c, k, kinds, 5, 1, NULL);
+	json_t *ctl = json_array();
+	for (int i = 0; i < 2; i++) {
+		json_t *items = json_object_get(got, kinds[i][0]);
+		size_t j;
+		json_t *it;
+		json_array_foreach(items, j, it)
+			json_array_append_new(ctl, k8s_workload_facts(it));
+	}
+	/* the controllers are read when Deployments are: StatefulSets add to them */
+	if (json_object_get(got, "deployments")) {
+		json_object_set_new(c->facts, "controllers", ctl);
+	} else {
+		json_decref(ctl);
+		fact_set_str(json_object_get(c->facts, "unread"), "controllers",
+			     jget_str(json_object_get(c->facts, "unread"), "deployments"));
+		fact_set_null(c->facts, "controllers");
+	}
+	multi_map(c, got, "services", "lb_services", k8s_lb_service_facts);
+	multi_map(c, got, "ingressclasses", "ingressclasses", k8s_ingressclass_facts);
+	multi_map(c, got, "configmaps", "scheduler_configs", k8s_sched_config_facts);
+	json_decref(got);
+}
+
+/* kubectl auth can-i VERB RESOURCE in the context's namespace: true, false,
+ * or null when kubectl did not answer yes or no. */
+static json_t *kube_can_i(struct col_run *c, const struct kube *k, const char *verb, const char *resource)
+{
+	const char *args[] = { "auth", "can-i", verb, resource, NULL };
+	struct cmd_result res;
+	kube_run(c, k, args, 1, &res);
+	json_t *v = json_null();
+	if (res.outcome == RUN_EXITED && res.out && str_starts(res.out, "yes"))
+		v = json_true();
+	else if (res.outcome == RUN_EXITED && res.out && str_starts(res.out, "no"))
+		v = json_false();
+	cmd_result_free(&res);
+	return v;
+}
+
+/* What the kubeconfig's user may do in its namespace: the three creates
+ * that decide Helm installs and RBAC self-service (SelfSubjectAccessReview,
+ * authoritative) and the rules review of `can-i --list` as evidence. */
+static void collect_tenant(struct col_run *c, const struct kube *k)
+{
+	static const char *const asks[] = { "deployments.apps", "secrets", "rolebindings.rbac.authorization.k8s.io" };
+	json_t *t = json_object(), *can = json_object();
+	for (size_t i = 0; i < sizeof asks / sizeof asks[0]; i++)
+		json_object_set_new(can, asks[i], kube_can_i(c, k, "create", asks[i]));
+	json_object_set_new(t, "can_create", can);
+	const char *args[] = { "auth", "can-i", "--list", NULL };
+	struct cmd_result res;
+	kube_run(c, k, args, 1, &res);
+	if (cmd_ok(&res) && !res.out_truncated) {
+		json_object_set_new(t, "rules", k8s_cani_list_parse(res.out, res.out_len));
+	} else {
+		char *why = first_err_line(&res);
+		fact_set_str(t, "rules_error", why);
+		free(why);
+		json_object_set_new(t, "rules", json_null());
+	}
+	cmd_result_free(&res);
+	json_object_set_new(c->facts, "tenant", t);
+}
+
+/* `helm version --short` when helm is on PATH, and the Helm release
+ * records (Secrets labelled owner=helm) by their labels only: the columns
+ * keep the release payload (chart values, which can hold passwords) out of
+ * kubectl's output altogether. */
+static void collect_helm(struct col_run *c, const struct kube *k)
+{
+	json_t *h = json_object();
+	char *path = runner_which("helm");
+	json_object_set_new(h, "on_path", json_boolean(path != NULL));
+	free(path);
+	if (json_is_true(json_object_get(h, "on_path"))) {
+		const char *argv[] = { "helm", "version", "--short", NULL };
+		struct run_opts o = { .timeout_ms = KUBE_TIMEOUT_MS, .cap_out = 1u << 16 };
+		struct cmd_result res;
+		col_runner(argv, &o, &res);
+		json_array_append_new(c->evidence, cmd_evidence(&res, 512));
+		char *v = cmd_ok(&res) && res.out ? str_sanitize(res.out, strcspn(res.out, "\r\n")) : NULL;
+		char *why = cmd_ok(&res) ? NULL : cmd_describe(&res);
+		fact_set_str(h, "version", v && *v ? v : NULL);
+		fact_set_str(h, "error", why);
+		free(v);
+		free(why);
+		cmd_result_free(&res);
+	}
+	const char *args[] = { "get", "secrets", "-A", "-l", "owner=helm", "-o",
+			       "custom-columns=NAMESPACE:.metadata.namespace,RELEASE:.metadata.labels.name,"
+			       "VERSION:.metadata.labels.version,STATUS:.metadata.labels.status",
+			       "--no-headers", NULL };
+	struct cmd_result res;
+	kube_run(c, k, args, 1, &res);
+	if (cmd_ok(&res) && !res.out_truncated) {
+		json_t *rel = json_array();
+		for (char *save = NULL, *line = strtok_r(res.out, "\r\n", &save); line;
+		     line = strtok_r(NULL, "\r\n", &save)) {
+			char *f[4], *s2 = NULL;
+			int nf = 0;
+			for (char *w = strtok_r(line, " \t", &s2); w && nf < 4; w = strtok_r(NULL, " \t", &s2))
+				f[nf++] = w;
+			if (nf < 4)
+				continue;
+			json_t *r = json_object();
+			static const char *const keys[] = { "namespace", "release", "revision", "status" };
+			for (int i = 0; i < 4; i++)
+				json_object_set_new(r, keys[i], k8s_jstr(f[i]));
+			json_array_append_new(rel, r);
+		}
+		json_object_set_new(h, "releases", rel);
+	} else {
+		char *why = first_err_line(&res);
+		fact_set_str(h, "releases_error", why);
+		free(why);
+		json_object_set_new(h, "releases", json_null());
+	}
+	cmd_result_free(&res);
+	json_object_set_new(c->facts, "helm", h);
+}
+
+/* A Kueue ClusterQueue: {name, active}. */
+static json_t *clusterqueue_facts(const json_t *it)
+{
+	json_t *q = json_object();
+	int active = 0;
+	size_t i;
+	json_t *cond;
+	json_array_foreach(json_object_get(json_object_get(it, "status"), "conditions"), i, cond)
+		if (jget_str(cond, "type") && !strcmp(jget_str(cond, "type"), "Active") && jget_str(cond, "status"))
+			active = !strcmp(jget_str(cond, "status"), "True");
+	json_object_set_new(q, "name", k8s_jstr(jget_str(json_object_get(it, "metadata"), "name") ?: "?"));
+	json_object_set_new(q, "active", json_boolean(active));
+	return q;
 }
 
 /* Optional CRDs: absent CRD = null, objects = count or compact list */
@@ -377,6 +669,8 @@ static void collect_optional_crds(struct col_run *c, const struct kube *k, const
 
 	crd_count(c, k, crds, "hypernodes.topology.volcano.sh", 0, "volcano_hypernodes");
 
+	crd_map(c, k, crds, "clusterqueues.kueue.x-k8s.io", 0, "kueue_clusterqueues", clusterqueue_facts);
+
 	json_t *items = crd_items(c, k, crds, "nicclusterpolicies.mellanox.com", 0, "nicclusterpolicy");
 	if (items && json_array_size(items)) {
 		/* which sub-components are deployed (the keys), never their config */
@@ -387,6 +681,8 @@ static void collect_optional_crds(struct col_run *c, const struct kube *k, const
 			if (json_is_object(v))
 				json_object_set_new(keys, key, json_object());
 		json_object_set_new(c->facts, "nicclusterpolicy", keys);
+		const char *state = jget_str(json_object_get(json_array_get(items, 0), "status"), "state");
+		json_object_set_new(c->facts, "nicclusterpolicy_state", k8s_jstr(state));
 	} else {
 		fact_set_null(c->facts, "nicclusterpolicy");
 	}
@@ -455,7 +751,10 @@ void collect_k8s(struct audit_ctx *ctx, struct col_run *c)
 
 	json_t *crds = kube_crd_names(c, &k);
 	json_object_set_new(c->facts, "crds", crds ? json_incref(crds) : json_null());
-	collect_resourceslices(c, &k);
+	collect_dra(c, &k);
 	collect_optional_crds(c, &k, crds);
 	json_decref(crds);
+	collect_addons(c, &k);
+	collect_tenant(c, &k);
+	collect_helm(c, &k);
 }

@@ -5,6 +5,7 @@
 #include "collect/collectors.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
+#include "parse/kernelrel.h"
 #include "policy/version.h"
 #include <ctype.h>
 #include <stdlib.h>
@@ -101,6 +102,11 @@ static char *kernel_running(struct audit_ctx *ctx, struct col_run *c, json_t *f,
 		running = xstrdup(fact_str(os, "kernel_release"));
 	else
 		running = col_read(c, "/proc/sys/kernel/osrelease");
+	/* an empty release is unread, not a kernel older than every one on disk */
+	if (running && !*running) {
+		free(running);
+		running = NULL;
+	}
 	fact_set_str(f, "running", running);
 	*rflav = "";
 	if (running) {
@@ -192,6 +198,34 @@ static void kernel_reboot_required(struct col_run *c, json_t *f)
 	json_object_set_new(f, "reboot_required_pkgs", pkgs);
 }
 
+/* What the release string says in the distribution's own numbering
+ * (parse/kernelrel.h): Ubuntu's signature names the package build and
+ * the upstream stable base, Debian's /proc/version the package version. */
+static void kernel_release_facts(struct col_run *c, json_t *f, const char *running, const char *sig)
+{
+	char *pv = col_read_quiet("/proc/version");
+	if (pv)
+		col_evidence_file(c, "/proc/version", pv);
+	struct kernel_rel k;
+	if (running && kernelrel_parse(running, sig, pv, &k) == 0) {
+		json_t *r = json_object();
+		fact_set_str(r, "format", k.format);
+		fact_set_str(r, "series", k.series);
+		fact_set_str(r, "distro", k.distro);
+		fact_set_str(r, "upstream", k.upstream);
+		fact_set_str(r, "flavour", k.flavour);
+		if (k.abi >= 0)
+			fact_set_int(r, "abi", k.abi);
+		else
+			fact_set_null(r, "abi");
+		json_object_set_new(f, "release", r);
+		kernelrel_release(&k);
+	} else {
+		fact_set_null(f, "release");
+	}
+	free(pv);
+}
+
 void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
 {
 	json_t *f = c->facts;
@@ -206,6 +240,7 @@ void collect_kernel(struct audit_ctx *ctx, struct col_run *c)
 	fact_set_str(f, "package_version", pkgver);
 	if (sig)
 		col_evidence_file(c, "/proc/version_signature", sig);
+	kernel_release_facts(c, f, running, sig);
 	free(sig);
 	free(pkgver);
 

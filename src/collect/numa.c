@@ -10,55 +10,13 @@
 #include "collect/collectors.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
+#include "parse/rangelist.h"
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define NODE_DIR "/sys/devices/system/node"
-
-/* Walk a kernel range list ("0-55,112-167", the format of cpulist, has_cpu
- * and the other nodelists), calling fn(first, last, arg) per range.
- * 0, or -1 when malformed (the stride syntax "0-7:2/4" is for input only). */
-static int range_list_each(const char *s, void (*fn)(long first, long last, void *arg), void *arg)
-{
-	const char *p = s;
-	while (*p) {
-		char *end;
-		long a = strtol(p, &end, 10), b;
-		if (end == p || a < 0)
-			return -1;
-		p = end;
-		if (*p == '-') {
-			b = strtol(p + 1, &end, 10);
-			if (end == p + 1 || b < a)
-				return -1;
-			p = end;
-		} else {
-			b = a;
-		}
-		if (*p == ':')
-			return -1;
-		fn(a, b, arg);
-		if (*p == ',')
-			p++;
-		else if (*p)
-			return -1;
-	}
-	return 0;
-}
-
-static void count_range(long first, long last, void *arg)
-{
-	*(long *)arg += last - first + 1;
-}
-
-/* Number of CPUs in a kernel cpulist; -1 when malformed. */
-static long cpulist_count(const char *s)
-{
-	long n = 0;
-	return range_list_each(s, count_range, &n) < 0 ? -1 : n;
-}
 
 struct id_in { long id; int in; };
 
@@ -97,7 +55,7 @@ static long numa_node_cpus(struct col_run *c, const char *e, long id, const char
 	char *p = xasprintf(NODE_DIR "/%s/cpulist", e);
 	char *cl = col_read(c, p);
 	free(p);
-	long cpus = cl ? cpulist_count(cl) : -1;
+	long cpus = cl ? range_list_count(cl) : -1;
 	int listed = has_cpu ? nodelist_has(has_cpu, id) : -1;
 	if (cpus >= 0 && listed >= 0 && (cpus > 0) != listed) {
 		col_evidence_note(c, "node%ld: cpulist '%s' and has_cpu '%s' disagree: CPUs unknown", id, cl,

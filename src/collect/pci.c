@@ -15,8 +15,10 @@
  * kernel's -1 ("no proximity information"); null means unreadable. */
 #include "collect/collectors.h"
 #include "collect/pci_acs.h"
+#include "core/privilege.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
+#include "parse/lspci_hex.h"
 #include "parse/procfs.h"
 #include <ctype.h>
 #include <errno.h>
@@ -119,8 +121,47 @@ static void width_fact(json_t *o, const char *key, const char *path)
 		fact_set_null(o, key);
 }
 
+/* The port type and ACS facts of decoded configuration space read from
+ * path (a file, or the privileged command that printed it). */
+static void acs_facts(json_t *d, json_t *acs, const struct pci_cfg_info *ci, const char *path, int *short_reads)
+{
+	size_t len = ci->len;
+	fact_set_str(d, "port_type", pci_port_type_name(ci->port_type));
+	fact_set_int(acs, "config_len", (long long)len);
+	if (ci->acs < 0) {
+		fact_set_bool(acs, "readable", 0);
+		char *why;
+		if (len <= 64) {
+			why = xasprintf("%s: the kernel returned %zu bytes; the extended configuration space "
+					"(where ACS lives) is only readable with CAP_SYS_ADMIN", path, len);
+			(*short_reads)++;
+		} else if (len <= 256) {
+			why = xasprintf("%s: %zu bytes, no extended configuration space exposed "
+					"(no ECAM/MMCONFIG access)", path, len);
+		} else {
+			why = xasprintf("%s: unparseable configuration space (%zu bytes)", path, len);
+		}
+		fact_set_str(acs, "why", why);
+		free(why);
+	} else {
+		fact_set_bool(acs, "readable", 1);
+		fact_set_bool(acs, "present", ci->acs == 1);
+		if (ci->acs == 1) {
+			char *cap = pci_acs_flags_str(ci->acs_cap), *ctl = pci_acs_flags_str(ci->acs_ctl);
+			fact_set_int(acs, "offset", ci->acs_offset);
+			fact_set_int(acs, "cap_bits", ci->acs_cap);
+			fact_set_int(acs, "ctl_bits", ci->acs_ctl);
+			fact_set_str(acs, "cap", cap);
+			fact_set_str(acs, "ctl", ctl);
+			fact_set_bool(acs, "redirect", (ci->acs_ctl & ACS_REDIRECT_MASK) != 0);
+			free(cap);
+			free(ctl);
+		}
+	}
+}
+
 /* Bridges: decode config space for the port type and ACS. */
-static void bridge_facts(struct col_run *c, json_t *d, const char *base, int *short_reads)
+static void bridge_facts(json_t *d, const char *base, int *short_reads)
 {
 	char *path = xasprintf("%s/config", base);
 	char *buf = NULL;
@@ -141,41 +182,73 @@ static void bridge_facts(struct col_run *c, json_t *d, const char *base, int *sh
 	struct pci_cfg_info ci;
 	pci_cfg_decode((const unsigned char *)buf, len, &ci);
 	free(buf);
-	fact_set_str(d, "port_type", pci_port_type_name(ci.port_type));
-	fact_set_int(acs, "config_len", (long long)len);
-	if (ci.acs < 0) {
-		fact_set_bool(acs, "readable", 0);
-		char *why;
-		if (len <= 64) {
-			why = xasprintf("%s: the kernel returned %zu bytes; the extended configuration space "
-					"(where ACS lives) is only readable with CAP_SYS_ADMIN", path, len);
-			(*short_reads)++;
-		} else if (len <= 256) {
-			why = xasprintf("%s: %zu bytes, no extended configuration space exposed "
-					"(no ECAM/MMCONFIG access)", path, len);
-		} else {
-			why = xasprintf("%s: unparseable configuration space (%zu bytes)", path, len);
-		}
-		fact_set_str(acs, "why", why);
-		free(why);
-	} else {
-		fact_set_bool(acs, "readable", 1);
-		fact_set_bool(acs, "present", ci.acs == 1);
-		if (ci.acs == 1) {
-			char *cap = pci_acs_flags_str(ci.acs_cap), *ctl = pci_acs_flags_str(ci.acs_ctl);
-			fact_set_int(acs, "offset", ci.acs_offset);
-			fact_set_int(acs, "cap_bits", ci.acs_cap);
-			fact_set_int(acs, "ctl_bits", ci.acs_ctl);
-			fact_set_str(acs, "cap", cap);
-			fact_set_str(acs, "ctl", ctl);
-			fact_set_bool(acs, "redirect", (ci.acs_ctl & ACS_REDIRECT_MASK) != 0);
-			free(cap);
-			free(ctl);
-		}
-	}
+	acs_facts(d, acs, &ci, path, short_reads);
 	json_object_set_new(d, "acs", acs);
 	free(path);
-	(void)c;
+}
+
+/* The bridges above a GPU or a NIC: the ones hardware.pcie-acs grades. */
+static int on_gpu_nic_path(const json_t *devs, const char *bdf)
+{
+	size_t i, k;
+	json_t *d, *u;
+	json_array_foreach(devs, i, d) {
+		const char *kind = fact_str(d, "kind");
+		if (!kind || (strcmp(kind, "gpu") && strcmp(kind, "nic")))
+			continue;
+		json_array_foreach(json_object_get(d, "upstream"), k, u)
+			if (json_string_value(u) && strcasecmp(json_string_value(u), bdf) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* A bridge whose sysfs config stopped before the extended space (a tenant
+ * gets 64 bytes) is read again as root reads it, when the sudo policy
+ * allows (core/privilege.h): `lspci -xxxx -s BDF`. */
+static void bridge_privileged(struct audit_ctx *ctx, struct col_run *c, json_t *d, int *priv_reads, int *short_reads)
+{
+	json_t *acs = json_object_get(d, "acs");
+	int rd = 0;
+	long long len = 0;
+	if (fact_bool(acs, "readable", &rd) != 0 || rd || fact_int(acs, "config_len", &len) != 0 || len > 256)
+		return;
+	const char *bdf = fact_str(d, "bdf");
+	const char *argv[] = { "lspci", "-xxxx", "-s", bdf, NULL };
+	struct cmd_result r;
+	char *why = NULL, *perr = NULL;
+	if (col_run_priv(ctx, c, argv, 5000, &r, &why) != 0) {
+		char *w = xasprintf("%s; not read with privilege: %s", fact_str(acs, "why"), why);
+		fact_set_str(acs, "why", w);
+		free(w);
+		free(why);
+		return;
+	}
+	unsigned char cfg[4096];
+	size_t n = 0;
+	if (!cmd_ok(&r) || lspci_hex_parse(r.out, r.out_len, cfg, sizeof cfg, &n, &perr) != 0) {
+		char *how = cmd_ok(&r) ? perr : col_cmd_first_line(&r);
+		char *w = xasprintf("%s; %s: %s", fact_str(acs, "why"), r.cmdline, how ? how : "failed");
+		if (!cmd_ok(&r))
+			free(how);
+		fact_set_str(acs, "why", w);
+		free(w);
+		free(perr);
+		cmd_result_free(&r);
+		return;
+	}
+	char *src = xasprintf("%s -xxxx -s %s", priv_get_mode() == PRIV_DIRECT ? "lspci" : "sudo -n lspci", bdf);
+	struct pci_cfg_info ci;
+	pci_cfg_decode(cfg, n, &ci);
+	json_t *nacs = json_object();
+	fact_set_str(nacs, "source", src);
+	if (len <= 64)
+		(*short_reads)--; /* the sysfs read no longer stands */
+	acs_facts(d, nacs, &ci, src, short_reads);
+	json_object_set_new(d, "acs", nacs);
+	(*priv_reads)++;
+	free(src);
+	cmd_result_free(&r);
 }
 
 static void iommu_facts(struct col_run *c, json_t *f, json_t *group_types)
@@ -320,7 +393,7 @@ static void pci_iommu_group(json_t *d, const char *base, json_t *group_types)
 }
 
 /* One function's facts, read from its sysfs directory. */
-static json_t *pci_device(struct col_run *c, const char *bdf, struct pci_tally *t)
+static json_t *pci_device(const char *bdf, struct pci_tally *t)
 {
 	char *base = xasprintf(PCI_DEVICES "/%s", bdf);
 	json_t *d = json_object();
@@ -356,7 +429,7 @@ static json_t *pci_device(struct col_run *c, const char *bdf, struct pci_tally *
 	upstream_chain(d, bdf);
 	if (strcmp(kind, "bridge") == 0) {
 		t->bridges++;
-		bridge_facts(c, d, base, &t->short_reads);
+		bridge_facts(d, base, &t->short_reads);
 	}
 	free(base);
 	return d;
@@ -364,7 +437,6 @@ static json_t *pci_device(struct col_run *c, const char *bdf, struct pci_tally *
 
 void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 {
-	(void)ctx;
 	char **names = NULL;
 	size_t n = 0;
 	int rc = sr_list(PCI_DEVICES, &names, &n);
@@ -383,8 +455,15 @@ void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 	struct pci_tally t = { .group_types = json_object() };
 	for (size_t i = 0; i < n; i++)
 		if (is_bdf(names[i]))
-			json_array_append_new(devs, pci_device(c, names[i], &t));
+			json_array_append_new(devs, pci_device(names[i], &t));
 	sr_list_free(names, n);
+	int priv_reads = 0;
+	size_t i;
+	json_t *d;
+	json_array_foreach(devs, i, d)
+		if (fact_str(d, "kind") && strcmp(fact_str(d, "kind"), "bridge") == 0 &&
+		    on_gpu_nic_path(devs, fact_str(d, "bdf")))
+			bridge_privileged(ctx, c, d, &priv_reads, &t.short_reads);
 
 	json_object_set_new(f, "devices", devs);
 	fact_set_int(f, "nvidia_gpus", t.nv);
@@ -396,10 +475,13 @@ void collect_pci(struct audit_ctx *ctx, struct col_run *c)
 	fact_set_int(f, "bridges", t.bridges);
 	fact_set_int(f, "unidentified", t.unidentified);
 	fact_set_int(f, "config_short_reads", t.short_reads);
+	fact_set_int(f, "config_privileged_reads", priv_reads);
 	iommu_facts(c, f, t.group_types);
 	json_decref(t.group_types);
-	col_evidence_note(c, "%zu PCI functions under %s: %ld GPU (%ld NVIDIA, %ld AMD), %ld NIC (%ld RDMA), %d bridges%s%s",
+	col_evidence_note(c, "%zu PCI functions under %s: %ld GPU (%ld NVIDIA, %ld AMD), %ld NIC (%ld RDMA), %d bridges%s%s%s",
 			  json_array_size(devs), PCI_DEVICES, t.gpus, t.nv, t.amd, t.nics, t.rdma, t.bridges,
 			  t.short_reads ? "; bridge config space truncated to 64 bytes (unprivileged read)" : "",
+			  priv_reads ? "; the configuration space of bridges between GPUs and NICs read with privilege "
+				       "(lspci -xxxx)" : "",
 			  t.unidentified ? "; some functions unidentified (vendor or class unreadable)" : "");
 }

@@ -148,11 +148,14 @@ static void collect_sinfo(struct col_run *c, json_t *f)
 	const char *argv[] = { "sinfo", "-h", "-o", "%R|%a|%D|%T|%N", NULL };
 	static const char *const fields[] = { "partition", "avail", "nodes", "state", "nodelist" };
 	size_t len = 0;
-	char *out = run_out(c, argv, 15000, NULL, &len);
+	char *why = NULL;
+	char *out = run_out(c, argv, 15000, &why, &len);
 	if (out)
 		json_object_set_new(f, "sinfo", parse_pipe_rows(out, len, fields, 5));
 	else
 		fact_set_null(f, "sinfo");
+	fact_set_str(f, "sinfo_error", why);
+	free(why);
 	free(out);
 }
 
@@ -317,6 +320,35 @@ static void collect_srun_true(struct col_run *c, json_t *config, json_t *f)
 	json_object_set_new(f, "srun_true", s);
 }
 
+/* The client commands a tenant's jobs need, each tried once read-only:
+ * squeue lists, sbatch --test-only validates a one-node job and prints when
+ * it would start without submitting it. scontrol, sinfo and srun are tried
+ * by the collectors above; access.slurm-commands grades them together. */
+static void note_command(json_t *cmds, const char *name, int ok, const char *why)
+{
+	json_t *o = json_object();
+	fact_set_bool(o, "ok", ok);
+	fact_set_str(o, "detail", why);
+	json_object_set_new(cmds, name, o);
+}
+
+static void collect_client_commands(struct col_run *c, json_t *f)
+{
+	json_t *cmds = json_object();
+	const char *squeue[] = { "squeue", "-h", "-o", "%i", "-t", "RUNNING", NULL };
+	const char *sbatch[] = { "sbatch", "--test-only", "-N1", "-n1", "--time=1", "--job-name=cmax-audit-test-only",
+				 "--wrap", "true", NULL };
+	const char *const *argvs[] = { squeue, sbatch };
+	for (size_t i = 0; i < sizeof argvs / sizeof argvs[0]; i++) {
+		char *why = NULL;
+		char *out = run_out(c, argvs[i], 15000, &why, NULL);
+		note_command(cmds, argvs[i][0], out != NULL, why);
+		free(why);
+		free(out);
+	}
+	json_object_set_new(f, "client_commands", cmds);
+}
+
 static void collect_accounting(struct col_run *c, json_t *config, json_t *f)
 {
 	json_t *a = json_object();
@@ -340,6 +372,39 @@ static void collect_accounting(struct col_run *c, json_t *config, json_t *f)
 	free(why);
 	free(out);
 	json_object_set_new(f, "accounting", a);
+}
+
+/* spank_pyxis.so on disk: in PluginDir (colon-separated) and where the
+ * Slurm and Pyxis packages put it, so "installed but not in plugstack"
+ * can be told from "not installed". */
+static void pyxis_plugin_files(struct col_run *c, json_t *config, json_t *p)
+{
+	static const char *const std_dirs[] = { "/usr/lib/x86_64-linux-gnu/slurm", "/usr/lib/aarch64-linux-gnu/slurm",
+						"/usr/lib64/slurm", "/usr/lib/slurm", "/usr/local/lib/slurm", NULL };
+	json_t *found = json_array();
+	struct strbuf dirs = STRBUF_INIT;
+	const char *pd = cfg(config, "PluginDir");
+	if (pd)
+		sb_addf(&dirs, "%s:", pd);
+	for (int i = 0; std_dirs[i]; i++)
+		sb_addf(&dirs, "%s:", std_dirs[i]);
+	char *list = sb_detach(&dirs), *save = NULL;
+	for (char *d = strtok_r(list, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
+		char *so = xasprintf("%s/spank_pyxis.so", d);
+		int dup = 0;
+		size_t i;
+		json_t *v;
+		json_array_foreach(found, i, v)
+			dup |= !strcmp(json_string_value(v), so);
+		if (!dup && sr_exists(so)) {
+			json_array_append_new(found, json_string(so));
+			col_evidence_note(c, "Pyxis plugin on disk: %s", so);
+		}
+		free(so);
+	}
+	free(list);
+	fact_set_str(p, "plugin_dir", pd);
+	json_object_set_new(p, "plugin_files", found);
 }
 
 static void collect_srun_plugins(struct col_run *c, json_t *config, json_t *f)
@@ -420,6 +485,7 @@ static void collect_srun_plugins(struct col_run *c, json_t *config, json_t *f)
 	json_object_set_new(p, "plugstack", entries);
 	fact_set_str(p, "plugstack_config", ps);
 	fact_set_bool(p, "spank_pyxis", spank_pyxis);
+	pyxis_plugin_files(c, config, p);
 	json_object_set_new(f, "pyxis", p);
 }
 
@@ -568,12 +634,21 @@ static void collect_lmod(struct col_run *c, json_t *f)
 		if (dup || sr_list(d, &names, &n) != 0)
 			continue;
 		long long cnt = 0;
-		for (size_t k = 0; k < n; k++)
-			cnt += names[k][0] != '.';
+		/* the module names (a directory's first level: "cuda", "hpcx"), what
+		 * `module avail` lists before the versions */
+		json_t *mods = json_array();
+		for (size_t k = 0; k < n; k++) {
+			if (names[k][0] == '.')
+				continue;
+			cnt++;
+			if (json_array_size(mods) < 256)
+				json_array_append_new(mods, json_string(names[k]));
+		}
 		sr_list_free(names, n);
 		json_t *e = json_object();
 		fact_set_str(e, "dir", d);
 		fact_set_int(e, "entries", cnt);
+		json_object_set_new(e, "names", mods);
 		json_array_append_new(dirs, e);
 		modules += cnt;
 	}
@@ -642,6 +717,7 @@ void collect_slurm(struct audit_ctx *ctx, struct col_run *c)
 	collect_ssh(c, f);
 	collect_lmod(c, f);
 	collect_srun_true(c, config, f);
+	collect_client_commands(c, f);
 
 	set_seconds(f, "return_to_service", config, "ReturnToService");
 	fact_set_str(f, "resume_program", cfg(config, "ResumeProgram"));

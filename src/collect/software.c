@@ -1,15 +1,19 @@
-/* The user-space toolbox a tenant expects on a GPU node: NCCL (and how
- * /etc/nccl.conf or the environment overrides it), MPI / HPC-X, perf, git,
+/* The user-space toolbox a tenant expects on a GPU node: NCCL (how
+ * /etc/nccl.conf or the environment overrides it, the network plugins it
+ * can load, the topology files a container would need), MPI / HPC-X, perf, git,
  * pip and an editor. A tool counts as present when it is on PATH, because
  * that is what a batch shell sees. Version probes run only for tools that
  * exist, each once, with a short timeout. */
 #include "collect/collectors.h"
 #include "core/strbuf.h"
 #include "core/sysroot.h"
+#include "parse/hostconf.h"
 #include "parse/procfs.h"
 #include "policy/version.h"
+#include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 extern char **environ;
 
@@ -492,6 +496,260 @@ static void scan_nccl_conf(struct col_run *c, json_t *f)
 	json_object_set_new(f, "nccl_conf", conf);
 }
 
+/* ---- NCCL network plugins ---- */
+
+/* Where a plugin can load from: the loader's directories (ld.so.conf and
+ * its includes, LD_LIBRARY_PATH of this shell, the system directories)
+ * and the directories the providers install into (aws-ofi-nccl under
+ * /opt/amazon/ofi-nccl on the AWS DLAMI and EFA installer, or
+ * /opt/aws-ofi-nccl when built from source; Google's gIB under
+ * /usr/local/gib; HPC-X's ncclnet and SHARP plugins). */
+static const char *const plugin_dirs[] = {
+	"/usr/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu", "/usr/lib64", "/usr/lib", "/usr/local/lib",
+	"/opt/amazon/ofi-nccl/lib", "/opt/amazon/ofi-nccl/lib64", "/opt/aws-ofi-nccl/lib",
+	"/opt/aws-ofi-nccl/lib64", "/usr/local/gib/lib64", "/usr/local/gib/lib", NULL,
+};
+
+static void plugin_dir(json_t *dirs, json_t *seen, const char *dir, const char *source)
+{
+	if (!dir || *dir != '/' || json_array_size(dirs) >= 64)
+		return;
+	char *real = sr_realpath(dir);
+	if (!real)
+		return;
+	if (!json_object_get(seen, real)) {
+		json_object_set_new(seen, real, json_true());
+		json_t *o = json_object();
+		fact_set_str(o, "dir", dir);
+		fact_set_str(o, "source", source);
+		json_array_append_new(dirs, o);
+	}
+	free(real);
+}
+
+/* ld.so.conf and the files its include lines name (one level of globs). */
+static void ldso_dirs(json_t *dirs, json_t *seen, const char *path, int depth)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	if (depth > 2 || sr_read(path, 1 << 20, &buf, &len, NULL) != 0)
+		return;
+	json_t *conf = parse_ldso_conf(buf, len), *v;
+	free(buf);
+	size_t i;
+	json_array_foreach(json_object_get(conf, "dirs"), i, v)
+		plugin_dir(dirs, seen, json_string_value(v), path);
+	json_array_foreach(json_object_get(conf, "includes"), i, v) {
+		const char *pat = json_string_value(v);
+		const char *slash = strrchr(pat, '/');
+		if (*pat != '/' || !slash)
+			continue;
+		char *parent = xstrndup(pat, (size_t)(slash - pat));
+		char **names;
+		size_t n;
+		if (sr_list(*parent ? parent : "/", &names, &n) == 0) {
+			for (size_t k = 0; k < n; k++)
+				if (fnmatch(slash + 1, names[k], 0) == 0) {
+					char *p = xasprintf("%s/%s", parent, names[k]);
+					ldso_dirs(dirs, seen, p, depth + 1);
+					free(p);
+				}
+			sr_list_free(names, n);
+		}
+		free(parent);
+	}
+	json_decref(conf);
+}
+
+/* The file NCCL_NET_PLUGIN selects: a path as it is, a library name in
+ * the directories, a suffix as libnccl-net-<suffix>.so (NCCL's
+ * documented lookup, "Using the NCCL Net plugin API"). */
+static void resolve_plugin(json_t *net, json_t *dirs, const char *want)
+{
+	json_t *o = json_object();
+	fact_set_str(o, "value", want);
+	char *lib = strchr(want, '/') || str_ends(want, ".so") ? xstrdup(want) : xasprintf("libnccl-net-%s.so", want);
+	fact_set_str(o, "library", lib);
+	char *found = NULL;
+	if (*lib == '/') {
+		if (sr_exists(lib))
+			found = xstrdup(lib);
+	} else if (!strchr(lib, '/')) {
+		size_t i;
+		json_t *d;
+		json_array_foreach(dirs, i, d) {
+			char *p = xasprintf("%s/%s", fact_str(d, "dir"), lib);
+			if (!found && sr_exists(p))
+				found = p;
+			else
+				free(p);
+		}
+	}
+	fact_set_str(o, "found", found);
+	json_object_set_new(net, "selected", o);
+	free(found);
+	free(lib);
+}
+
+static void scan_net_plugins(struct col_run *c, json_t *f)
+{
+	json_t *net = json_object(), *dirs = json_array(), *seen = json_object(), *plugins = json_array();
+	for (int i = 0; plugin_dirs[i]; i++)
+		plugin_dir(dirs, seen, plugin_dirs[i], "default");
+	ldso_dirs(dirs, seen, "/etc/ld.so.conf", 0);
+	const char *llp = getenv("LD_LIBRARY_PATH");
+	if (llp) {
+		char *l = xstrdup(llp);
+		for (char *save = NULL, *t = strtok_r(l, ":", &save); t; t = strtok_r(NULL, ":", &save))
+			plugin_dir(dirs, seen, t, "LD_LIBRARY_PATH");
+		free(l);
+	}
+	json_t *hp = json_array(), *v;
+	size_t i;
+	glob_prefix("/opt", "hpcx", hp);
+	json_array_foreach(hp, i, v) {
+		char *d = xasprintf("%s/ncclnet_plugin/lib", json_string_value(v));
+		plugin_dir(dirs, seen, d, "hpcx");
+		free(d);
+		d = xasprintf("%s/nccl_rdma_sharp_plugin/lib", json_string_value(v));
+		plugin_dir(dirs, seen, d, "hpcx");
+		free(d);
+	}
+	json_decref(hp);
+	json_decref(seen);
+	struct strbuf ev = STRBUF_INIT;
+	json_array_foreach(dirs, i, v) {
+		char **names;
+		size_t n;
+		if (sr_list(fact_str(v, "dir"), &names, &n) != 0)
+			continue;
+		for (size_t k = 0; k < n; k++)
+			if (str_starts(names[k], "libnccl-net") && strstr(names[k], ".so")) {
+				char *p = xasprintf("%s/%s", fact_str(v, "dir"), names[k]);
+				json_array_append_new(plugins, json_string(p));
+				sb_addf(&ev, "%s\n", p);
+				free(p);
+			}
+		sr_list_free(names, n);
+	}
+	json_object_set_new(net, "dirs", dirs);
+	json_object_set_new(net, "plugins", plugins);
+	json_t *eff = json_object_get(json_object_get(f, "nccl_conf"), "effective");
+	const char *want = json_string_value(json_object_get(json_object_get(eff, "NCCL_NET_PLUGIN"), "value"));
+	if (want && *want && strcasecmp(want, "none"))
+		resolve_plugin(net, dirs, want);
+	fact_set_bool(net, "gib_dir", sr_is_dir("/usr/local/gib"));
+	col_evidence_note(c, "NCCL net plugins in %zu loader and provider directories: %s", json_array_size(dirs),
+			  ev.len ? sb_str(&ev) : "none");
+	sb_free(&ev);
+	json_object_set_new(f, "nccl_net", net);
+}
+
+/* ---- NCCL topology files and enroot ---- */
+
+/* The host's NCCL topology files: the XML files of /etc/nccl (the public audit's
+ * place), the Azure HPC image's topology XML in /opt/microsoft (ND v4/v5 ship
+ * ndv4-topo.xml / ndv5-topo.xml there) and the file NCCL_TOPO_FILE names;
+ * and what enroot (under Pyxis) carries into a container: the sources of
+ * its mounts.d fstab lines and the NCCL_TOPO_FILE of its environ.d. */
+static void topo_files(json_t *files, const char *dir, const char *must_contain)
+{
+	char **names;
+	size_t n;
+	if (sr_list(dir, &names, &n) != 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (str_ends(names[i], ".xml") && (!must_contain || strstr(names[i], must_contain))) {
+			char *p = xasprintf("%s/%s", dir, names[i]);
+			json_array_append_new(files, json_string(p));
+			free(p);
+		}
+	sr_list_free(names, n);
+}
+
+static void enroot_conf(struct col_run *c, json_t *t)
+{
+	json_t *mounts = json_array(), *envs = json_array();
+	char **names;
+	size_t n;
+	if (sr_list("/etc/enroot/mounts.d", &names, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (!str_ends(names[i], ".fstab"))
+				continue;
+			char *p = xasprintf("/etc/enroot/mounts.d/%s", names[i]);
+			char *buf = NULL;
+			size_t len = 0;
+			if (sr_read(p, 1 << 20, &buf, &len, NULL) == 0) {
+				col_evidence_file(c, p, buf);
+				json_t *e = parse_fstab(buf, len), *m;
+				size_t k;
+				json_array_foreach(e, k, m) {
+					json_t *o = json_object();
+					json_object_set(o, "source", json_object_get(m, "source"));
+					json_object_set(o, "target", json_object_get(m, "target"));
+					fact_set_str(o, "file", p);
+					json_array_append_new(mounts, o);
+				}
+				json_decref(e);
+				free(buf);
+			}
+			free(p);
+		}
+		sr_list_free(names, n);
+	}
+	if (sr_list("/etc/enroot/environ.d", &names, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			if (!str_ends(names[i], ".env"))
+				continue;
+			char *p = xasprintf("/etc/enroot/environ.d/%s", names[i]);
+			char *buf = NULL;
+			size_t len = 0;
+			if (sr_read(p, 1 << 20, &buf, &len, NULL) == 0) {
+				json_t *kv = parse_kv_conf(buf, len);
+				const char *v = json_string_value(json_object_get(kv, "NCCL_TOPO_FILE"));
+				if (v) {
+					json_t *o = json_object();
+					fact_set_str(o, "file", p);
+					fact_set_str(o, "NCCL_TOPO_FILE", v);
+					json_array_append_new(envs, o);
+				}
+				json_decref(kv);
+				free(buf);
+			}
+			free(p);
+		}
+		sr_list_free(names, n);
+	}
+	json_object_set_new(t, "enroot_mounts", mounts);
+	json_object_set_new(t, "enroot_env", envs);
+}
+
+static void scan_nccl_topo(struct col_run *c, json_t *f)
+{
+	json_t *t = json_object(), *files = json_array();
+	topo_files(files, "/etc/nccl", NULL);
+	topo_files(files, "/opt/microsoft", "topo");
+	json_t *eff = json_object_get(json_object_get(f, "nccl_conf"), "effective");
+	json_t *set = json_object_get(eff, "NCCL_TOPO_FILE");
+	const char *tf = json_string_value(json_object_get(set, "value"));
+	if (tf && *tf == '/') {
+		fact_set_str(t, "topo_file_setting", tf);
+		fact_set_str(t, "topo_file_source", json_string_value(json_object_get(set, "source")));
+		fact_set_bool(t, "topo_file_exists", sr_exists(tf));
+		size_t i;
+		json_t *v;
+		int dup = 0;
+		json_array_foreach(files, i, v)
+			dup |= !strcmp(json_string_value(v), tf);
+		if (!dup && sr_exists(tf))
+			json_array_append_new(files, json_string(tf));
+	}
+	json_object_set_new(t, "files", files);
+	fact_set_bool(t, "enroot", sr_is_dir("/etc/enroot") || sr_exists("/usr/bin/enroot"));
+	enroot_conf(c, t);
+	json_object_set_new(f, "nccl_topo", t);
+}
+
 /* ---- MPI / HPC-X ---- */
 
 static void scan_mpi(struct col_run *c, json_t *f)
@@ -533,6 +791,64 @@ static void scan_mpi(struct col_run *c, json_t *f)
 	json_object_set_new(f, "mpi", mpi);
 }
 
+/* "26.11", "25.9": an HPC SDK release directory (year.month). */
+static int hpcsdk_release_name(const char *s)
+{
+	size_t a = strspn(s, "0123456789");
+	if (a != 2 || s[2] != '.')
+		return 0;
+	size_t b = strspn(s + 3, "0123456789");
+	return b >= 1 && b <= 2 && !s[3 + b];
+}
+
+/* NVIDIA HPC SDK installs: /opt/nvidia/hpc_sdk/<Linux_arch>/<YY.M>/ with
+ * its compilers; the release is the directory's name. */
+static void scan_hpcsdk(struct col_run *c, json_t *f)
+{
+	static const char *const root = "/opt/nvidia/hpc_sdk";
+	json_t *h = json_object(), *inst = json_array();
+	char **arches = NULL;
+	size_t na = 0;
+	const char *newest = NULL;
+	struct strbuf ev = STRBUF_INIT;
+	fact_set_bool(h, "root_present", sr_is_dir(root));
+	if (sr_list(root, &arches, &na) == 0) {
+		for (size_t i = 0; i < na; i++) {
+			if (!str_starts(arches[i], "Linux_"))
+				continue;
+			char *ad = xasprintf("%s/%s", root, arches[i]);
+			char **vers = NULL;
+			size_t nv = 0;
+			if (sr_list(ad, &vers, &nv) == 0) {
+				for (size_t k = 0; k < nv; k++) {
+					if (!hpcsdk_release_name(vers[k]))
+						continue;
+					char *nvc = xasprintf("%s/%s/compilers/bin/nvc++", ad, vers[k]);
+					json_t *e = json_object();
+					fact_set_str(e, "arch", arches[i] + strlen("Linux_"));
+					fact_set_str(e, "version", vers[k]);
+					fact_set_bool(e, "compilers", sr_exists(nvc));
+					json_array_append_new(inst, e);
+					sb_addf(&ev, "%s/%s%s\n", ad, vers[k], sr_exists(nvc) ? "" : " (no compilers/bin/nvc++)");
+					int r = 0;
+					if (!newest || (ver_compare(vers[k], newest, &r) == 0 && r > 0))
+						newest = json_string_value(json_object_get(e, "version"));
+					free(nvc);
+				}
+				sr_list_free(vers, nv);
+			}
+			free(ad);
+		}
+		sr_list_free(arches, na);
+	}
+	if (ev.len)
+		col_evidence_file(c, root, sb_str(&ev));
+	sb_free(&ev);
+	fact_set_str(h, "newest", newest);
+	json_object_set_new(h, "installs", inst);
+	json_object_set_new(f, "hpc_sdk", h);
+}
+
 void collect_software(struct audit_ctx *ctx, struct col_run *c)
 {
 	(void)ctx;
@@ -555,6 +871,9 @@ void collect_software(struct audit_ctx *ctx, struct col_run *c)
 	scan_mpi(c, f);
 	scan_nccl(c, f);
 	scan_nccl_conf(c, f);
+	scan_net_plugins(c, f);
+	scan_nccl_topo(c, f);
+	scan_hpcsdk(c, f);
 
 	/* A broken probe makes the collector FAILED; its other facts stay
 	 * filled, and the checks that do not depend on it still grade. */

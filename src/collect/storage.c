@@ -45,6 +45,7 @@ static void collect_mounts(struct col_run *c, json_t *f)
 		fact_set_bool(f, "mounts_readable", 0);
 		fact_set_null(f, "root");
 		json_object_set_new(f, "shared_mounts", json_array());
+		fact_set_null(f, "mount_points");
 		fact_set_null(f, "mount_count");
 		return;
 	}
@@ -52,7 +53,7 @@ static void collect_mounts(struct col_run *c, json_t *f)
 	fact_set_bool(f, "mounts_readable", 1);
 	fact_set_int(f, "mount_count", (long long)json_array_size(mounts));
 
-	json_t *root = NULL, *shared = json_array(), *m;
+	json_t *root = NULL, *shared = json_array(), *points = json_array(), *m;
 	struct strbuf ev = STRBUF_INIT;
 	size_t i;
 	json_array_foreach(mounts, i, m) {
@@ -61,6 +62,21 @@ static void collect_mounts(struct col_run *c, json_t *f)
 		const char *src = json_string_value(json_object_get(m, "source"));
 		if (!tgt || !fs)
 			continue;
+		/* every mount point, so a check can tell what holds a path (a home
+		 * directory, /etc) and whether an overlay's upper layer is in RAM */
+		json_t *pt = json_object();
+		fact_set_str(pt, "target", tgt);
+		fact_set_str(pt, "fstype", fs);
+		fact_set_str(pt, "source", src);
+		const char *opts = json_string_value(json_object_get(m, "options"));
+		const char *up = opts ? strstr(opts, "upperdir=") : NULL;
+		if (up) {
+			up += strlen("upperdir=");
+			char *u = xstrndup(up, strcspn(up, ","));
+			fact_set_str(pt, "upperdir", u);
+			free(u);
+		}
+		json_array_append_new(points, pt);
 		/* the last mount on "/" is the visible one ("rootfs" comes first) */
 		if (strcmp(tgt, "/") == 0)
 			root = m;
@@ -89,6 +105,7 @@ static void collect_mounts(struct col_run *c, json_t *f)
 		fact_set_null(f, "root");
 	}
 	json_object_set_new(f, "shared_mounts", shared);
+	json_object_set_new(f, "mount_points", points);
 	col_evidence_file(c, "/proc/mounts", ev.len ? sb_str(&ev) : "(no shared file systems; root not listed)");
 	sb_free(&ev);
 	json_decref(mounts);

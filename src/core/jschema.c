@@ -1501,10 +1501,23 @@ int jschema_validate(const struct jschema *s, const json_t *instance, char **poi
 		*pointer = NULL;
 	if (message)
 		*message = NULL;
-	if (!instance)
+	if (!instance) {
 		rc = vfail(&v, &e, "no document");
-	else
+	} else {
+		/* Quietly first: a document that passes (nearly every one: the
+		 * self-checks of cmax's own output) builds no pointer a key;
+		 * only a refused one is walked again for where and why. */
+		int quiet = v.quiet;
+		v.quiet = 1;
 		rc = find_nonfinite(&v, instance, &e) || v_node(&v, s->root, instance, &e);
+		v.quiet = quiet;
+		if (rc && !quiet) {
+			verr_clear(&e);
+			v.depth = v.rec = 0;
+			sb_reset(&v.path);
+			rc = find_nonfinite(&v, instance, &e) || v_node(&v, s->root, instance, &e);
+		}
+	}
 	sb_free(&v.path);
 	if (rc) {
 		if (pointer) {

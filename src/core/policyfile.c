@@ -154,6 +154,7 @@ const char *policy_schema_for(const char *relpath, enum policy_format *fmt)
 		{ "health-policy.json", "health-policy", POLICY_JSON },
 		{ "xid-catalog.json", "xid-catalog", POLICY_JSON },
 		{ "gpu-models.json", "gpu-models", POLICY_JSON },
+		{ "kernel-series.json", "kernel-series", POLICY_JSON },
 		{ "gpu-specs.json", "gpu-specs", POLICY_JSON },
 		{ "gemm-shapes.json", "gemm-shapes", POLICY_JSON },
 	};

@@ -174,29 +174,44 @@ void r_mode(struct result *r, const char *mode)
 	r->mode = mode ? xstrdup(mode) : NULL;
 }
 
-static json_t *str_or_null(const char *s)
+/* s as a JSON string, from pool when there is one; NULL stays NULL (the
+ * key is left out, as json_string(NULL) leaves it). */
+static json_t *pooled(json_t *pool, const char *s)
 {
-	return s ? json_string(s) : json_null();
+	if (!s || !pool)
+		return json_string(s);
+	json_t *v = json_object_get(pool, s);
+	if (!v) {
+		v = json_string(s);
+		json_object_set_nocheck(pool, s, v);
+		return v;
+	}
+	return json_incref(v);
+}
+
+json_t *result_to_json_pooled(const struct result *r, json_t *pool)
+{
+	json_t *o = json_object();
+	json_object_set_new(o, "id", pooled(pool, r->id));
+	json_object_set_new(o, "profile", pooled(pool, r->profile));
+	json_object_set_new(o, "title", pooled(pool, r->title));
+	json_object_set_new(o, "status", pooled(pool, status_name(r->status)));
+	json_object_set_new(o, "summary", pooled(pool, r->summary ? r->summary : ""));
+	json_object_set_new(o, "observed", r->observed ? json_incref(r->observed) : json_null());
+	json_object_set_new(o, "expected", r->expected ? json_incref(r->expected) : json_null());
+	json_object_set_new(o, "evidence", json_incref(r->evidence));
+	json_object_set_new(o, "remediation", r->remediation ? pooled(pool, r->remediation) : json_null());
+	json_object_set_new(o, "references", json_incref(r->references));
+	json_object_set_new(o, "reproduce", r->reproduce ? pooled(pool, r->reproduce) : json_null());
+	json_object_set_new(o, "host", pooled(pool, r->host));
+	if (r->mode)
+		json_object_set_new(o, "mode", pooled(pool, r->mode));
+	return o;
 }
 
 json_t *result_to_json(const struct result *r)
 {
-	json_t *o = json_object();
-	json_object_set_new(o, "id", json_string(r->id));
-	json_object_set_new(o, "profile", json_string(r->profile));
-	json_object_set_new(o, "title", json_string(r->title));
-	json_object_set_new(o, "status", json_string(status_name(r->status)));
-	json_object_set_new(o, "summary", json_string(r->summary ? r->summary : ""));
-	json_object_set_new(o, "observed", r->observed ? json_incref(r->observed) : json_null());
-	json_object_set_new(o, "expected", r->expected ? json_incref(r->expected) : json_null());
-	json_object_set_new(o, "evidence", json_incref(r->evidence));
-	json_object_set_new(o, "remediation", str_or_null(r->remediation));
-	json_object_set_new(o, "references", json_incref(r->references));
-	json_object_set_new(o, "reproduce", str_or_null(r->reproduce));
-	json_object_set_new(o, "host", json_string(r->host));
-	if (r->mode)
-		json_object_set_new(o, "mode", json_string(r->mode));
-	return o;
+	return result_to_json_pooled(r, NULL);
 }
 
 static char *dup_field(const json_t *o, const char *k)

@@ -64,6 +64,10 @@ void r_evidence_note(struct result *r, const char *fmt, ...) __attribute__((form
 json_t *evidence_note_v(const char *fmt, va_list ap);
 
 json_t *result_to_json(const struct result *r);
+/* The same, its strings taken from pool (an object: text -> string value,
+ * grown here): a fleet report's rows repeat the same titles, summaries and
+ * remediations thousands of times, and hold them once. */
+json_t *result_to_json_pooled(const struct result *r, json_t *pool);
 /* Parse a row back (review command). NULL on malformed input. */
 struct result *result_from_json(const json_t *o);
 #endif

@@ -40,6 +40,17 @@ struct check_def {
 	check_fn fn;
 };
 
+/* A state-changing probe: one line of checks/probes.def per CHECK_ACTIVE
+ * check, handed to the engine with the check table (struct
+ * engine_registry). The plan lists it; the probe's collector asks
+ * probe_budget_ms() (engine/context.h) how long it may run. */
+struct probe_def {
+	const char *check_id;
+	const char *changes;  /* what it does to the system, for the plan */
+	int budget_s;         /* built-in budget; data/thresholds.json probes.budget_s may declare another */
+	const char *cleanup;  /* what is undone or removed afterwards (also on interrupt); "" nothing */
+};
+
 /* A fresh result row for a check on host (id, title, profile, default
  * remediation and reproduce copied from the definition). */
 struct result *check_result_new(const struct check_def *d, const char *host);

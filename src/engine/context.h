@@ -22,6 +22,8 @@ struct engine_registry {
 	const struct check_def *checks;
 	size_t n_checks;
 	const char *const *profiles; /* NULL-terminated, report order */
+	const struct probe_def *probes; /* one per CHECK_ACTIVE check */
+	size_t n_probes;
 };
 
 struct target {
@@ -38,6 +40,8 @@ struct audit_ctx {
 	char *hostname;
 	time_t now;                 /* CMAX_NOW pins it for tests */
 	int active;                 /* --active: state-changing probes allowed */
+	const char *run_dir;        /* this run's directory (borrowed from the command), NULL until it
+				       exists: the --active probes keep the manifests they create there */
 	int is_root;
 	struct minimums *minimums;  /* NULL when the table could not be read */
 	char *minimums_error;
@@ -45,6 +49,7 @@ struct audit_ctx {
 	char *xids_error;
 	json_t *gpu_models;         /* data/gpu-models.json, NULL if unreadable */
 	json_t *thresholds;         /* data/thresholds.json */
+	json_t *kernel_series;      /* data/kernel-series.json, NULL if unreadable */
 	struct col_run *cols;       /* parallel to reg->collectors */
 	/* Fleet audits (--slurm, --k8s): the node documents gathered by the
 	 * fan-out (src/fleet/fanout.h), NULL for a single-host audit. An array
@@ -52,6 +57,14 @@ struct audit_ctx {
 	json_t *fleet;
 	const char *cluster;        /* cluster name for cluster-scope rows */
 	char *fleet_error;          /* why per-node collection did not happen, NULL when it did */
+	/* --baseline RUN (src/audit/baseline.h): the stored run's facts,
+	 * {collector: {state, reason, facts, ...}}, and "PATH (host, started
+	 * T)" for the rows; both borrowed from the command, NULL without. */
+	const json_t *baseline_facts;
+	const char *baseline_desc;
+	/* a fleet audit's --baseline: the stored fleet run's nodes, {node:
+	 * {collector: {...}} | null}, borrowed; NULL without */
+	const json_t *baseline_nodes;
 	/* On a node of a Slurm fleet audit: the cluster's HealthCheckProgram as
 	 * the launcher read it from the controller (node-collect
 	 * --healthcheck-program), for the slurm-node collector; NULL otherwise. */
@@ -85,6 +98,12 @@ size_t fleet_node_count(const struct audit_ctx *ctx);
 const char *fleet_node_name(const struct audit_ctx *ctx, size_t i);
 int fleet_node_answered(const struct audit_ctx *ctx, size_t i);
 json_t *fleet_node_facts(const struct audit_ctx *ctx, size_t i, const char *collector, enum col_state *state);
+
+/* The probe of a CHECK_ACTIVE check, NULL when the table has none. */
+const struct probe_def *probe_find(const struct audit_ctx *ctx, const char *check_id);
+/* Its time budget in ms: data/thresholds.json probes.budget_s.<check_id>
+ * when the data declares one, else the table's; 0 for no probe. */
+long probe_budget_ms(const struct audit_ctx *ctx, const char *check_id);
 
 /* A threshold from data/thresholds.json ("gpu.idle_temp_c_max"), or dflt. */
 double threshold(struct audit_ctx *ctx, const char *path, double dflt);

@@ -152,7 +152,7 @@ void audit_run(struct audit_ctx *ctx, const struct audit_plan *plan, struct audi
 		if (!(d->targets & ctx->target.mask)) {
 			r_skip(r, "not applicable to %s targets", env_name(ctx->target.mask));
 		} else if ((d->flags & CHECK_ACTIVE) && !ctx->active) {
-			r_skip(r, "active probe (changes state or makes traffic): run with --active to include it");
+			r_skip(r, "needs --active: the probe changes state or loads the GPUs (cmax audit --dry-run --active says how)");
 		} else if (interrupt_pending()) {
 			r_error(r, "not run: the audit was interrupted (%s) before this check",
 				interrupt_signal_name(interrupt_signal()));

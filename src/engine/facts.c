@@ -161,6 +161,26 @@ double threshold(struct audit_ctx *ctx, const char *path, double dflt)
 	return dflt;
 }
 
+const struct probe_def *probe_find(const struct audit_ctx *ctx, const char *check_id)
+{
+	for (size_t i = 0; ctx->reg && i < ctx->reg->n_probes; i++)
+		if (strcmp(ctx->reg->probes[i].check_id, check_id) == 0)
+			return &ctx->reg->probes[i];
+	return NULL;
+}
+
+long probe_budget_ms(const struct audit_ctx *ctx, const char *check_id)
+{
+	const struct probe_def *p = probe_find(ctx, check_id);
+	if (!p)
+		return 0;
+	/* the key is the check id, dots and all: no dotted-path lookup */
+	json_t *v = json_object_get(json_object_get(json_object_get(ctx->thresholds, "probes"), "budget_s"), check_id);
+	if (json_is_number(v) && json_number_value(v) > 0)
+		return (long)(json_number_value(v) * 1000);
+	return (long)p->budget_s * 1000;
+}
+
 size_t fleet_node_count(const struct audit_ctx *ctx)
 {
 	return ctx->fleet ? json_array_size(ctx->fleet) : 0;

@@ -15,6 +15,7 @@ struct fanout_opts {
 	long per_node_timeout_s;   /* each node's own budget */
 	const char *profile;       /* NULL = full */
 	int active;
+	const char *sudo_flag;     /* "--sudo", "--no-sudo" or NULL (auto): the nodes' sudo policy */
 	const char *kubeconfig;    /* --kubeconfig / --context (Kubernetes), NULL = kubectl's default */
 	const char *context;
 	const char *node_image;    /* --node-image (Kubernetes): an image holding cmax; no default */

@@ -45,6 +45,32 @@ static void push_row(struct result ***rows, size_t *n, struct result *r)
 	(*rows)[*n] = NULL;
 }
 
+/* A node row as a result. Its observed, expected and evidence are the
+ * document's own values, not copies (result_from_json's): the documents
+ * are read-only once decoded (their equal parts shared, parse/nodewire.c),
+ * and a copy a row would be most of a large fleet's memory and time. */
+static struct result *node_row(json_t *row)
+{
+	static const char *const keys[] = { "observed", "expected", "evidence" };
+	json_t *bare = json_copy(row); /* shallow: the same values, three keys fewer */
+	for (size_t i = 0; i < 3; i++)
+		json_object_del(bare, keys[i]);
+	struct result *r = result_from_json(bare);
+	json_decref(bare);
+	if (!r)
+		return NULL;
+	json_t *v;
+	if ((v = json_object_get(row, "observed")) && !json_is_null(v))
+		r->observed = json_incref(v);
+	if ((v = json_object_get(row, "expected")) && !json_is_null(v))
+		r->expected = json_incref(v);
+	if (json_is_array(v = json_object_get(row, "evidence"))) {
+		json_decref(r->evidence);
+		r->evidence = json_incref(v);
+	}
+	return r;
+}
+
 void fleet_node_rows(const json_t *fleet, struct result ***rows, size_t *n)
 {
 	const struct check_def *cov = check_find(COVERAGE_ID);
@@ -57,7 +83,7 @@ void fleet_node_rows(const json_t *fleet, struct result ***rows, size_t *n)
 			size_t k;
 			json_t *row;
 			json_array_foreach(json_object_get(doc, "results"), k, row) {
-				struct result *r = result_from_json(row);
+				struct result *r = node_row(row);
 				if (!r)
 					continue;
 				/* rows carry the scheduler's node name: several nodes
@@ -168,24 +194,54 @@ static void summary_table(FILE *out, const json_t *fleet)
 	}
 }
 
-static void host_group(FILE *out, const char *host, const char *label, struct result *const *rows, size_t n,
-		       int verbose, int color)
+/* The rows of every host, in report order: one pass, so that a report of
+ * thousands of nodes does not scan every row once a node. */
+struct host_rows {
+	size_t *at;
+	size_t n;
+};
+
+static struct host_rows *rows_by_host(struct result *const *rows, size_t n, json_t *index, size_t *nhosts)
+{
+	struct host_rows *h = NULL;
+	*nhosts = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *host = rows[i]->host ? rows[i]->host : "";
+		json_t *k = json_object_get(index, host);
+		size_t j = (size_t)json_integer_value(k);
+		if (!k) {
+			h = xrealloc(h, (*nhosts + 1) * sizeof *h);
+			h[*nhosts] = (struct host_rows){ 0 };
+			j = (*nhosts)++;
+			json_object_set_new_nocheck(index, host, json_integer((json_int_t)j));
+		}
+		if ((h[j].n & (h[j].n - 1)) == 0) /* 0, 1, 2, 4, ...: double */
+			h[j].at = xrealloc(h[j].at, (h[j].n ? 2 * h[j].n : 1) * sizeof *h[j].at);
+		h[j].at[h[j].n++] = i;
+	}
+	return h;
+}
+
+static void host_group(FILE *out, const char *host, const char *label, struct result *const *rows,
+		       const struct host_rows *hr, int verbose, int color)
 {
 	const char *prev = NULL;
-	int header = 0;
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(rows[i]->host ? rows[i]->host : "", host) != 0)
-			continue;
-		if (!header) {
+	for (size_t k = 0; hr && k < hr->n; k++) {
+		const struct result *r = rows[hr->at[k]];
+		if (k == 0)
 			fprintf(out, "\n# %s %s\n", label, ts_str(host));
-			header = 1;
+		if (!prev || strcmp(prev, r->profile) != 0) {
+			fprintf(out, "\n## %s: %s\n", ts_str(host), ts_str(r->profile));
+			prev = r->profile;
 		}
-		if (!prev || strcmp(prev, rows[i]->profile) != 0) {
-			fprintf(out, "\n## %s: %s\n", ts_str(host), ts_str(rows[i]->profile));
-			prev = rows[i]->profile;
-		}
-		report_text_row(out, rows[i], verbose, color, 0);
+		report_text_row(out, r, verbose, color, 0);
 	}
+}
+
+static const struct host_rows *rows_of_host(const struct host_rows *h, const json_t *index, const char *host)
+{
+	json_t *k = json_object_get(index, host);
+	return k ? &h[json_integer_value(k)] : NULL;
 }
 
 void fleet_report_text(FILE *out, const struct report_meta *m, const json_t *fleet, struct result *const *rows,
@@ -197,11 +253,21 @@ void fleet_report_text(FILE *out, const struct report_meta *m, const json_t *fle
 	if (m->detection)
 		fprintf(out, "# %s\n", ts_str(m->detection));
 	summary_table(out, fleet);
-	host_group(out, m->host ? m->host : "", "cluster", rows, n, verbose, color);
+	json_t *index = json_object();
+	size_t nhosts;
+	struct host_rows *hr = rows_by_host(rows, n, index, &nhosts);
+	const char *cluster = m->host ? m->host : "";
+	host_group(out, cluster, "cluster", rows, rows_of_host(hr, index, cluster), verbose, color);
 	size_t i;
 	json_t *node;
-	json_array_foreach(fleet, i, node)
-		host_group(out, json_string_value(json_object_get(node, "host")) ?: "", "node", rows, n, verbose, color);
+	json_array_foreach(fleet, i, node) {
+		const char *host = json_string_value(json_object_get(node, "host")) ?: "";
+		host_group(out, host, "node", rows, rows_of_host(hr, index, host), verbose, color);
+	}
+	for (size_t k = 0; k < nhosts; k++)
+		free(hr[k].at);
+	free(hr);
+	json_decref(index);
 	int attention = 0;
 	for (size_t k = 0; k < n; k++)
 		if (rows[k]->status == ST_FAIL || rows[k]->status == ST_ERROR)

@@ -33,6 +33,7 @@
 #include "core/argv.h"
 #include "core/interrupt.h"
 #include "core/outfile.h"
+#include "core/runid.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "parse/k8s.h"
@@ -43,7 +44,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -55,7 +55,6 @@
 #define POLL_MS 2000
 #define CLEANUP_MS 30000
 #define EXCERPT 1000
-#define RUN_ID_MAX 20
 
 /* SIGINT/SIGTERM/SIGHUP: the audit's core handler (core/interrupt.h)
  * records the signal and passes it on to the kubectl call in flight; the
@@ -149,39 +148,6 @@ static json_t *gpu_nodes(const struct kube *k, char **err)
 	return out;
 }
 
-/* [a-z0-9-], 1..RUN_ID_MAX, alphanumeric at both ends: a label value and a
- * piece of a pod name. */
-static int run_id_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (n == 0 || n > RUN_ID_MAX || s[0] == '-' || s[n - 1] == '-')
-		return 0;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
-			return 0;
-	return 1;
-}
-
-/* CMAX_RUN_ID (tests: deterministic names), else seconds in hex and 24
- * random bits: two runs, on any hosts, never share a label value (the pid
- * alone repeats across hosts; getrandom falls back to pid and clock). */
-static char *make_run_id(void)
-{
-	const char *e = getenv("CMAX_RUN_ID");
-	if (e && run_id_ok(e))
-		return xstrdup(e);
-	unsigned char r[3];
-	if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
-		struct timespec ts;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		unsigned x = (unsigned)getpid() ^ (unsigned)ts.tv_nsec;
-		r[0] = (unsigned char)x;
-		r[1] = (unsigned char)(x >> 8);
-		r[2] = (unsigned char)(x >> 16);
-	}
-	return xasprintf("%lx%02x%02x%02x", (unsigned long)time(NULL), r[0], r[1], r[2]);
-}
-
 static json_t *labels(const char *run_id)
 {
 	json_t *l = json_object();
@@ -228,6 +194,8 @@ static json_t *pod_manifest(const struct fanout_opts *o, const char *run_id, con
 	}
 	if (o->active)
 		json_array_append_new(cmd, json_string("--active"));
+	if (o->sudo_flag)
+		json_array_append_new(cmd, json_string(o->sudo_flag));
 
 	json_t *c = json_pack("{s:s, s:s, s:s, s:o, s:{s:b}, s:[{s:s, s:s, s:b}], s:{s:{s:s, s:s}, s:{s:s}}}",
 			      "name", "node-collect", "image", o->node_image, "imagePullPolicy", "IfNotPresent",
@@ -324,10 +292,9 @@ static json_t *k8s_plan(struct audit_ctx *ctx, const struct fanout_opts *o, char
 	json_decref(k.ev);
 	if (!nodes)
 		return NULL;
-	char *run_id = make_run_id();
-	json_t *l = pods_list(o, run_id, nodes);
-	json_array_insert_new(json_object_get(l, "items"), 0, namespace_manifest(run_id));
-	free(run_id);
+	const char *rid = run_id();
+	json_t *l = pods_list(o, rid, nodes);
+	json_array_insert_new(json_object_get(l, "items"), 0, namespace_manifest(rid));
 	json_decref(nodes);
 	return l;
 }
@@ -805,7 +772,7 @@ static int k8s_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struc
 		return -1;
 	}
 	r.pn = xcalloc(r.nn, sizeof *r.pn);
-	r.run_id = make_run_id();
+	r.run_id = xstrdup(run_id());
 	size_t i;
 	json_t *node;
 	json_array_foreach(r.nodes, i, node) {

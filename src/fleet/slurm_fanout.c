@@ -198,6 +198,8 @@ static void srun_argv(struct argv_list *a, const struct step *s, json_t *ev)
 	}
 	if (o->active)
 		argv_add(a, "--active");
+	if (o->sudo_flag)
+		argv_add(a, o->sudo_flag);
 	/* slurmd runs HealthCheckProgram on every node: each node looks for it
 	 * itself (the slurm-node collector), as the controller names it */
 	char *hc = healthcheck_program(ev);
@@ -208,13 +210,19 @@ static void srun_argv(struct argv_list *a, const struct step *s, json_t *ev)
 	}
 }
 
-/* The step itself, bounded beyond --wait, its output capped by the node count. */
+/* The step itself, bounded beyond --wait, its output capped by the node
+ * count: 8 MiB a node, at most 1 GiB, but never under 512 KiB a node. A
+ * node's document is about 150 KB of wire lines: a flat 1 GiB cut a fleet
+ * of 10,000 off after its 7,480th node (bench/fleet-replay.py). */
+#define STEP_OUT_MIN_PER_NODE ((size_t)512 << 10)
 static void run_step(const struct argv_list *a, const struct step *s, struct cmd_result *res)
 {
 	long to_s = s->per + s->wait_s + RUNNER_SLACK_S;
 	size_t cap = s->nexp * (size_t)8 << 20;
 	if (cap > (size_t)1 << 30)
 		cap = (size_t)1 << 30;
+	if (cap < s->nexp * STEP_OUT_MIN_PER_NODE)
+		cap = s->nexp * STEP_OUT_MIN_PER_NODE;
 	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
 			       .cap_err = 256 << 10 };
 	/* An interrupt while the step runs goes to srun's group (the core
@@ -256,13 +264,13 @@ static void add_unexpected(const json_t *expected, json_t *got, json_t *ev, stru
 {
 	const char *gname;
 	json_t *g;
+	json_t *known = json_object();
+	size_t i;
+	json_t *name;
+	json_array_foreach(expected, i, name)
+		json_object_set_nocheck(known, json_string_value(name), json_true());
 	json_object_foreach(got, gname, g) {
-		int known = 0;
-		size_t i;
-		json_t *name;
-		json_array_foreach(expected, i, name)
-			known |= !strcmp(json_string_value(name), gname);
-		if (known || !json_is_object(json_object_get(g, "doc")))
+		if (json_object_get(known, gname) || !json_is_object(json_object_get(g, "doc")))
 			continue;
 		add_doc(docs, n, gname);
 		struct node_doc *d = &(*docs)[*n - 1];
@@ -270,6 +278,7 @@ static void add_unexpected(const json_t *expected, json_t *got, json_t *ev, stru
 		d->doc = json_incref(json_object_get(g, "doc"));
 		d->answered = 1;
 	}
+	json_decref(known);
 }
 
 static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, struct node_doc **docs, size_t *n,
@@ -316,6 +325,11 @@ static int slurm_collect(struct audit_ctx *ctx, const struct fanout_opts *o, str
 	json_array_append_new(ev, cmd_evidence(&res, EXCERPT));
 	char *how = cmd_describe(&res);
 	json_t *got = nodewire_decode(res.out, res.out_len);
+	/* the step's output is a node's document size times the fleet: not
+	 * held any longer than the decoding needs it */
+	free(res.out);
+	res.out = NULL;
+	res.out_len = 0;
 
 	size_t i;
 	json_t *name;

@@ -23,4 +23,18 @@ json_t *hostlist_expand_json(const char *expr, size_t len, size_t max, int *stat
 
 /* 1 when `name` is one of the names `expr` expands to (at most `max`). */
 int hostlist_match(const char *expr, const char *name, size_t max);
+
+/*
+ * The inverse: `n` names as one hostlist expression (malloc'd), as Slurm
+ * prints them ("gpu[00001-09900],login1"). The last run of digits in a name
+ * is its number; names with the same text before and after it fold into one
+ * bracket group of ranges: "gpu1-ib,gpu2-ib" -> "gpu[1-2]-ib". Zero padding
+ * is kept ("n[08-10]"); a number without leading zeros joins a padded group
+ * of its own width ("gpu[09999-10000]"), otherwise numbers of different
+ * widths do not mix ("n[01-02],n[3-4]"). The result is sorted, duplicates
+ * dropped, and expands back to the same set of names. A name holding '[',
+ * ']' or ',' (no host name does) is copied as it is. NULL and empty names
+ * are skipped; no names: "".
+ */
+char *hostlist_compress(const char *const *names, size_t n);
 #endif

@@ -22,6 +22,11 @@ static json_t *jsafe(const char *s)
 	return j ? j : json_null();
 }
 
+json_t *k8s_jstr(const char *s)
+{
+	return jsafe(s);
+}
+
 int k8s_quantity(const char *s, double *out)
 {
 	if (!s || !*s)
@@ -181,7 +186,10 @@ json_t *k8s_node_facts(const json_t *node)
 		if (!is_basic_resource(k))
 			json_array_append_new(ext, jsafe(k));
 	json_object_set_new(o, "extended_resources", ext);
-	json_object_set_new(o, "kubelet_version", jsafe(jget_str(json_object_get(st, "nodeInfo"), "kubeletVersion")));
+	json_t *ni = json_object_get(st, "nodeInfo");
+	json_object_set_new(o, "kubelet_version", jsafe(jget_str(ni, "kubeletVersion")));
+	json_object_set_new(o, "os_image", jsafe(jget_str(ni, "osImage")));
+	json_object_set_new(o, "kernel_version", jsafe(jget_str(ni, "kernelVersion")));
 	return o;
 }
 
@@ -223,6 +231,52 @@ json_t *k8s_limitrange_facts(const json_t *lr)
 	return o;
 }
 
+static int boolean_word(const char *v)
+{
+	static const char *const words[] = { "true", "false", "yes", "no", "1", "0" };
+	for (size_t i = 0; v && i < sizeof words / sizeof words[0]; i++)
+		if (!strcasecmp(v, words[i]))
+			return 1;
+	return 0;
+}
+
+/* The containers' env names (values only for boolean words) and argument
+ * flags, and the pod's hostPath volumes, into o. */
+static void pod_config_facts(json_t *o, const json_t *pspec)
+{
+	json_t *env = json_object(), *flags = json_array(), *paths = json_array();
+	size_t i, j;
+	json_t *c, *e;
+	json_array_foreach(json_object_get(pspec, "containers"), i, c) {
+		json_array_foreach(json_object_get(c, "env"), j, e) {
+			const char *n = jget_str(e, "name"), *v = jget_str(e, "value");
+			if (!n)
+				continue;
+			char *sn = str_sanitize(n, strlen(n));
+			json_object_set_new(env, sn, boolean_word(v) ? jsafe(v) : json_null());
+			free(sn);
+		}
+		static const char *const lists[] = { "command", "args" };
+		for (int k = 0; k < 2; k++)
+			json_array_foreach(json_object_get(c, lists[k]), j, e) {
+				const char *a = json_string_value(e);
+				if (!a || a[0] != '-')
+					continue;
+				char *f = xstrndup(a, strcspn(a, "="));
+				json_array_append_new(flags, jsafe(f));
+				free(f);
+			}
+	}
+	json_array_foreach(json_object_get(pspec, "volumes"), i, e) {
+		const char *path = jget_str(json_object_get(e, "hostPath"), "path");
+		if (path)
+			json_array_append_new(paths, jsafe(path));
+	}
+	json_object_set_new(o, "env", env);
+	json_object_set_new(o, "arg_flags", flags);
+	json_object_set_new(o, "host_paths", paths);
+}
+
 json_t *k8s_daemonset_facts(const json_t *ds)
 {
 	json_t *o = json_object();
@@ -261,6 +315,7 @@ json_t *k8s_daemonset_facts(const json_t *ds)
 	json_object_set_new(o, "tolerations", tols);
 	json_object_set_new(o, "node_selector", copy_string_map(json_object_get(pspec, "nodeSelector")));
 	json_object_set_new(o, "host_network", json_boolean(json_is_true(json_object_get(pspec, "hostNetwork"))));
+	pod_config_facts(o, pspec);
 	static const char *const counts[][2] = { { "desired", "desiredNumberScheduled" }, { "ready", "numberReady" } };
 	for (int k = 0; k < 2; k++) {
 		json_t *v = json_object_get(st, counts[k][1]);

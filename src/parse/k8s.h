@@ -20,12 +20,16 @@ int k8s_quantity_json(const json_t *v, double *out);
  * array, or NULL with a one-line reason in *err (malloc'd). */
 json_t *k8s_list_items(const char *text, size_t len, char **err);
 
+/* A JSON string of s made safe for output (sanitised), null for NULL. */
+json_t *k8s_jstr(const char *s);
+
 /* Extended resources that mean "a GPU" to the scheduler. */
 extern const char *const k8s_gpu_resources[];
 
 /* One Node as {name, ready (bool|null), unschedulable, labels{}, taints[],
  * gpu_resource, gpu_capacity, gpu_allocatable, memory_bytes,
- * allocatable_memory_bytes, extended_resources[], kubelet_version}. */
+ * allocatable_memory_bytes, extended_resources[], kubelet_version, os_image,
+ * kernel_version}. */
 json_t *k8s_node_facts(const json_t *node);
 /* {name, provisioner, default (bool), rwx_family (string|null), binding_mode}. */
 json_t *k8s_storageclass_facts(const json_t *sc);
@@ -33,7 +37,11 @@ json_t *k8s_storageclass_facts(const json_t *sc);
  * max_memory}]} with byte counts or null. */
 json_t *k8s_limitrange_facts(const json_t *lr);
 /* {namespace, name, images[], containers[], tolerations[], node_selector{},
- * desired, ready, host_network}. */
+ * desired, ready, host_network, env{}, arg_flags[], host_paths[]}. env maps
+ * each container variable set by value to that value only when it is a
+ * boolean word (true/false/yes/no/1/0), else to null: a flag is never a
+ * secret, any other value may be. arg_flags are the arguments that start
+ * with '-', cut at '='; host_paths the hostPath volumes' paths. */
 json_t *k8s_daemonset_facts(const json_t *ds);
 
 /* Does one toleration tolerate one taint (the scheduler's own rule)? */

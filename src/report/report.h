@@ -44,4 +44,8 @@ int report_json(FILE *out, const json_t *doc);
  * refused): CE_OK, or CE_CANTCREAT after "cmax WHO: why" on stderr (the
  * command's voice). */
 enum cmax_err report_json_file(const char *path, const json_t *doc, const char *who);
+/* A file's bytes to out (a report written once, shown again): 0, or -1
+ * when it cannot be opened and nothing was written; a write error shows
+ * in ferror(out). */
+int report_copy_file(FILE *out, const char *path);
 #endif

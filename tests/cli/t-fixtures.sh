@@ -67,6 +67,16 @@ else
 	not_ok "every audit.values.json validates (${#all_values[@]} hosts)"; diag <"$TMP/values"
 fi
 
+# A healthy host (named *-healthy, or *-patched: the fixed twin of a faulty
+# one) has no FAIL row: each field case's twin proves the check does not
+# fire where nothing is wrong.
+for j in "${all_json[@]}"; do
+	h=$(basename "$(dirname "$j")")
+	case $h in *-healthy | *-patched) ;; *) continue ;; esac
+	fails=$("${PYTHON:-/usr/bin/python3}" -c 'import json,sys; print(" ".join(r["id"] for r in json.load(open(sys.argv[1]))["results"] if r["status"] == "FAIL"))' "$j")
+	check "$h: a healthy host has no FAIL row${fails:+ (FAIL: $fails)}" test -z "$fails"
+done
+
 # Coverage of the corpus: every check PASSes somewhere and FAILs or WARNs somewhere.
 if "${PYTHON:-/usr/bin/python3}" "$SRCDIR/tests/contract/coverage.py" "${all_json[@]}" >"$TMP/coverage" 2>&1; then
 	ok "every check has a PASS and a FAIL-or-WARN fixture case"

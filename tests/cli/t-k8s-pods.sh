@@ -65,8 +65,9 @@ run_pods() { # outdir run-id [cmax args...]; runs in the foreground
 	: >"$TMP/kubectl.log"
 	: >"$out/fake.log"
 	(
-		cd "$PROF" && exec env -i HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" CMAX_RUN_ID="$id" \
-			$(grep -v '^#' env) KUBECONFIG="$KCFG" CMAX_FAKE_DIR="$FX/cmd" \
+		# the profile's env first: its own CMAX_RUN_ID (for the probe recordings) gives way to the run's
+		cd "$PROF" && exec env -i HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
+			$(grep -v '^#' env) CMAX_RUN_ID="$id" KUBECONFIG="$KCFG" CMAX_FAKE_DIR="$FX/cmd" \
 			CMAX_FAKE_LOG="$out/fake.log" CMAX_DATADIR="$SRCDIR/data" \
 			${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
 			"$CMAX" audit --k8s --sysroot root "$@"
@@ -180,7 +181,7 @@ check "run: the manual cleanup command is printed before anything is created" te
 # 2. No image: nothing is created, and the report says why.
 out=$TMP/noimage
 run_pods "$out" t1 --yes --json --exit-zero --output-dir "$out/run"
-check "no image: no object created" test "$(grep -c -e ' create ' -e ' delete ' "$out/kubectl.log")" = 0
+check "no image: no object created" test "$(grep -c -e ' create -f ' -e ' delete ' "$out/kubectl.log")" = 0
 grep -q -- "needs --node-image IMAGE" "$out/stderr"
 check "no image: the reason is given" test $? = 0
 
@@ -188,7 +189,7 @@ check "no image: the reason is given" test $? = 0
 out=$TMP/dry
 run_pods "$out" t1 --dry-run --node-image "$IMAGE"
 check "dry-run: exits 0" test "$(cat "$out/rc")" = 0
-check "dry-run: no object created" test "$(grep -c -e ' create ' -e ' delete ' "$out/kubectl.log")" = 0
+check "dry-run: no object created" test "$(grep -c -e ' create -f ' -e ' delete ' "$out/kubectl.log")" = 0
 check "dry-run: the namespace and four pod manifests are printed" \
 	test "$(grep -c '"kind": "Pod"' "$out/stdout")" = 4 -a "$(grep -c '"kind": "Namespace"' "$out/stdout")" = 1
 check "dry-run: no manifest file is written (TMPDIR and HOME stay empty)" \
@@ -298,7 +299,7 @@ for sig in INT TERM; do
 	: >"$TMP/kubectl.log"
 	(
 		cd "$PROF" && exec env -i --default-signal=INT HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
-			CMAX_RUN_ID=t2 $(grep -v '^#' env) KUBECONFIG="$KCFG" CMAX_FAKE_DIR="$FX/cmd" \
+			$(grep -v '^#' env) CMAX_RUN_ID=t2 KUBECONFIG="$KCFG" CMAX_FAKE_DIR="$FX/cmd" \
 			CMAX_FAKE_LOG="$out/fake.log" CMAX_DATADIR="$SRCDIR/data" \
 			${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
 			"$CMAX" audit --k8s --sysroot root --yes --json --node-image "$IMAGE" --output-dir "$out/run"

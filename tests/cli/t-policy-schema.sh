@@ -91,6 +91,10 @@ refused "audit: a misspelt key in the XID catalog" "$D/xid-catalog.json" "/xids/
 D=$(datadir gm gpu-models.json 'del d["models"][0]["sm"]')
 refused "audit: a deleted key in the GPU models" "$D/gpu-models.json" "/models/0: missing required key 'sm'" \
 	env CMAX_DATADIR="$D" "$CMAX" audit --sysroot "$H/h100-healthy/root" --local --yes --output-dir "$TMP/a6"
+D=$(datadir ks kernel-series.json 'd["series"][2]["fixes"][0]["compare"] = "abi"')
+refused "audit: an unknown comparison in the kernel series table" "$D/kernel-series.json" \
+	"/series/2/fixes/0/compare: 'abi' is not one of release, upstream" \
+	env CMAX_DATADIR="$D" "$CMAX" audit --sysroot "$H/h100-healthy/root" --local --yes --output-dir "$TMP/a6k"
 
 # --- bench: bench-thresholds (--thresholds and shipped), gpu-specs, gemm-shapes
 mkdir -p "$TMP/fs"

@@ -5,13 +5,15 @@
 # tests/slurm/node-wrap.sh, graded by `cmax audit --slurm --yes --json`.
 # Two clusters: a healthy configuration (tree topology over two racks, GRES
 # gpu:8, RealMemory just under MemTotal, a DCGM health check, job defaults,
-# fast prolog, spool on disk, SSH, Lmod) and a misconfigured one (no
+# fast prolog, spool on disk, SSH, Lmod with CUDA, NCCL and HPC-X modules) and a misconfigured one (no
 # HealthCheckProgram, RealMemory=2048, flat topology over two racks, no GRES,
 # a prolog slower than MessageTimeout, ReturnToService=0, spool on tmpfs, a
-# drained node, no SSH), and a third whose HealthCheckProgram exists on the
+# drained node, no SSH, spank_pyxis.so in PluginDir but not in plugstack.conf), and a third whose
+# HealthCheckProgram exists on the
 # login node but is missing on one compute node and not executable on
 # another (each node looks for it in its own sysroot: copies of the fixture
-# host with the script planted, or left out). What cannot run here is faked
+# host with the script planted, or left out) and whose plugstack enables Pyxis with enroot on one node
+# only. What cannot run here is faked
 # and said so: ssh
 # (no sshd) is a script on PATH, Lmod is LMOD_CMD/MODULEPATH in the
 # environment.
@@ -61,9 +63,15 @@ EOF
 }
 
 FAKEBIN=$TMP/fakebin
-mkdir -p "$FAKEBIN" "$TMP/modulefiles/cuda" "$TMP/modulefiles/hpcx" "$TMP/lmod"
+mkdir -p "$FAKEBIN" "$TMP/modulefiles/cuda" "$TMP/modulefiles/hpcx" "$TMP/modulefiles/nccl" "$TMP/lmod"
 : >"$TMP/lmod/lmod"
 : >"$TMP/modulefiles/cuda/12.8.lua"
+: >"$TMP/modulefiles/nccl/2.27.3.lua"
+# Pyxis as its package leaves it: the plugin in a PluginDir, no plugstack line
+# (an empty file stands in for the shared object; nothing dlopens it unless
+# plugstack names it, and then as optional)
+mkdir -p "$TMP/plugins"
+: >"$TMP/plugins/spank_pyxis.so"
 # no sshd can run here: ssh answers as the variant says
 cat >"$FAKEBIN/ssh" <<'EOF'
 #!/bin/sh
@@ -104,6 +112,11 @@ node_fixture() {
 node_fixture h100-healthy hc-ok 755
 node_fixture h100-healthy hc-missing
 node_fixture h100-healthy hc-noexec 644
+# enroot on node1 only (cluster 3 enables Pyxis): its binary and configuration as the package installs them
+mkdir -p "$TMP/hosts/hc-ok/root/usr/bin" "$TMP/hosts/hc-ok/root/etc/enroot"
+printf '#!/bin/sh\n' >"$TMP/hosts/hc-ok/root/usr/bin/enroot"
+chmod 755 "$TMP/hosts/hc-ok/root/usr/bin/enroot"
+printf '#ENROOT_RUNTIME_PATH        ${XDG_RUNTIME_DIR}/enroot\n' >"$TMP/hosts/hc-ok/root/etc/enroot/enroot.conf"
 if slurm_start NNODES=2 GPUS=8 RACKS=1 REAL_MEMORY=2000000 TOPOLOGY=tree:"$TMP/topology.conf" \
 	HEALTH_PROGRAM="$TMP/hc.sh" HC_INTERVAL=300 NODE_HOSTNAME=cn \
 	EXTRA_CONF="MessageTimeout=30
@@ -132,10 +145,11 @@ DefMemPerGPU=64000"; then
 	expect "$H" health.slurm-prolog PASS
 	expect "$H" health.slurm-return-to-service PASS "ReturnToService=2"
 	expect "$H" software.slurm-pmix PASS pmix
-	expect "$H" software.slurm-lmod PASS "2 modules"
+	expect "$H" software.slurm-lmod PASS "3 modules" "CUDA, NCCL and MPI/HPC-X"
 	expect "$H" containers.slurm-pyxis WARN "no Pyxis"
 	expect "$H" storage.slurm-spool PASS "GiB free"
 	expect "$H" access.slurm-ssh PASS "cn"
+	expect "$H" access.slurm-commands PASS "all 6 Slurm client commands work"
 	if "$PY" "$SRCDIR/tests/contract/validate.py" "$H" >"$TMP/contract" 2>&1; then
 		ok "healthy: report satisfies the contract"
 	else
@@ -156,12 +170,23 @@ chmod 755 "$TMP/slow-prolog.sh"
 if slurm_start NNODES=2 GPUS=0 RACKS=1 REAL_MEMORY=2048 TOPOLOGY=flat HEALTH_PROGRAM= \
 	PROLOG="$TMP/slow-prolog.sh" EXTRA_CONF="MessageTimeout=4
 ReturnToService=0
-SlurmdSpoolDir=$SHM/%n"; then
+SlurmdSpoolDir=$SHM/%n
+PluginDir=/usr/lib/x86_64-linux-gnu/slurm-wlm:$TMP/plugins"; then
 	trap 'slurm_stop; rm -rf "$TMP" "$SHM"' EXIT
 	ok "misconfigured Slurm came up"
 	scontrol update NodeName=node2 State=DRAIN Reason="xid 79 on gpu 3"
 	fleet_map "*=h100-healthy"
-	PATH=$FAKEBIN:$PATH fleet_audit "$TMP/bad" --nodes node1
+	# a login node whose Slurm client lacks sbatch (a partial client install):
+	# every other program of the PATH stays reachable through links
+	mkdir -p "$TMP/nosbatch"
+	IFS=: read -ra dirs <<<"$PATH"
+	for d in "${dirs[@]}"; do
+		for x in "$d"/*; do
+			n=${x##*/}
+			[ "$n" = sbatch ] || [ -e "$TMP/nosbatch/$n" ] || ln -s "$x" "$TMP/nosbatch/$n" 2>/dev/null
+		done
+	done
+	PATH=$FAKEBIN:$TMP/nosbatch fleet_audit "$TMP/bad" --nodes node1
 	B=$TMP/bad/stdout
 	check "misconfigured: audit exits 0 (got $(cat "$TMP/bad/rc"))" test "$(cat "$TMP/bad/rc")" = 0
 	[ "$(cat "$TMP/bad/rc")" = 0 ] || diag <"$TMP/bad/stderr"
@@ -175,8 +200,11 @@ SlurmdSpoolDir=$SHM/%n"; then
 	expect "$B" health.slurm-prolog FAIL "longer than MessageTimeout (4s)"
 	expect "$B" health.slurm-return-to-service WARN "ReturnToService=0"
 	expect "$B" software.slurm-lmod WARN
+	expect "$B" containers.slurm-pyxis FAIL "installed but not enabled" "$TMP/plugins/spank_pyxis.so"
+	expect "$B" containers.slurm-pyxis-enroot SKIP "not enabled"
 	expect "$B" storage.slurm-spool WARN "tmpfs"
 	expect "$B" access.slurm-ssh WARN "Connection refused"
+	expect "$B" access.slurm-commands WARN "1 of 6 Slurm client commands fail" "sbatch --test-only" "not found"
 else
 	trap 'slurm_stop; rm -rf "$TMP" "$SHM"' EXIT
 	not_ok "misconfigured Slurm came up"; diag <"$TMP/slurm-up.log"
@@ -191,12 +219,16 @@ if slurm_start NNODES=3 GPUS=8 RACKS=1 REAL_MEMORY=2000000 HEALTH_PROGRAM="$TMP/
 	trap 'slurm_stop; rm -rf "$TMP" "$SHM"' EXIT
 	ok "Slurm with a per-node health check came up"
 	fleet_map "node1=$TMP/hosts/hc-ok" "node2=$TMP/hosts/hc-missing" "node3=$TMP/hosts/hc-noexec"
+	# Pyxis enabled (optional: the stand-in .so does not load) where only node1 has enroot
+	echo "optional $TMP/plugins/spank_pyxis.so" >"$BASE/etc/plugstack.conf"
 	PATH=$FAKEBIN:$PATH fleet_audit "$TMP/hcnodes" --partition gpu
 	N=$TMP/hcnodes/stdout
 	check "per-node health check: audit exits 0 (got $(cat "$TMP/hcnodes/rc"))" test "$(cat "$TMP/hcnodes/rc")" = 0
 	[ "$(cat "$TMP/hcnodes/rc")" = 0 ] || diag <"$TMP/hcnodes/stderr"
 	# the login node has it, executable: only the nodes' own view can tell
 	expect "$N" health.slurm-healthcheck FAIL "does not exist on node2" "not executable on node3" "2 of 3 nodes"
+	expect "$N" containers.slurm-pyxis WARN "does not load in srun"
+	expect "$N" containers.slurm-pyxis-enroot FAIL "configured without enroot" "node2,node3"
 else
 	trap 'slurm_stop; rm -rf "$TMP" "$SHM"' EXIT
 	not_ok "Slurm with a per-node health check came up"; diag <"$TMP/slurm-up.log"

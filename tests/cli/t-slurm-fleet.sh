@@ -116,10 +116,10 @@ per-node verdicts are the node's own (node3 is the misconfigured one) ::: row("v
 node-side checks do not run on the login node ::: not [r for r in rows if r["host"] not in ("node1", "node2", "node3") and r["id"] == "versions.nvidia-driver"]
 cluster rows carry Slurm's ClusterName ::: d["target"]["cluster"] == "cmaxci" and row("orchestration.fleet-coverage", "cmaxci")["status"] == "PASS"
 counts cover every row of every node ::: d["counts"]["total"] == len(rows) and len({r["host"] for r in rows}) == 4
-drift-driver FAILs naming node3 ::: rows_of("versions.drift-driver", "FAIL", "node3 (570.211.01)", "covers 3 of 3 nodes")
-drift-kernel FAILs naming node3 ::: rows_of("versions.drift-kernel", "FAIL", "node3 (5.15.0-105-generic)")
-drift-nccl WARNs naming node3 ::: rows_of("versions.drift-nccl", "WARN", "node3 (2.18.5)")
-drift-os WARNs naming node3 ::: rows_of("versions.drift-os", "WARN", "node3 (Ubuntu 22.04.4 LTS)")
+drift-driver FAILs naming node3 ::: rows_of("versions.drift-driver", "FAIL", "570.211.01 on 1 node (node3)", "580.159.03 on 2 of 3 nodes read (node[1-2])", "covers 3 of 3 nodes")
+drift-kernel FAILs naming node3 ::: rows_of("versions.drift-kernel", "FAIL", "5.15.0-105-generic on 1 node (node3)")
+drift-nccl WARNs naming node3 ::: rows_of("versions.drift-nccl", "WARN", "2.18.5 on 1 node (node3)")
+drift-os WARNs naming node3 ::: rows_of("versions.drift-os", "WARN", "Ubuntu 22.04.4 LTS on 1 node (node3)")
 drift-firmware FAILs on node3's mixed VBIOS ::: rows_of("versions.drift-firmware", "FAIL", "node3")
 drift-cuda PASSes over 3 of 3 nodes ::: rows_of("versions.drift-cuda", "PASS", "13.1.0", "3 of 3 nodes")
 drift-gpus PASSes over 3 of 3 nodes ::: rows_of("hardware.drift-gpus", "PASS", "8 x NVIDIA H100 80GB HBM3", "3 of 3 nodes")
@@ -135,6 +135,25 @@ check "audit.out: a section per node" grep -q '^# node node3' "$R/run/audit.out"
 check "no unrecorded tool ran on any node" test -z "$(fleet_unrecorded)"
 fleet_unrecorded | head -5 | diag
 check "the short allocation is gone afterwards" test -z "$(squeue -h 2>/dev/null)"
+
+# 1b. --baseline: the run above as the fleet's baseline, node by node; then a
+# copy in which node3 had another driver (versions.baseline-fleet WARNs
+# naming it); and --no-sudo forwarded to every node's collector.
+B=$TMP/base
+fleet_audit "$B" --nodes 'node[1-3]' --baseline "$R/run" --no-sudo
+check "--baseline (fleet): exits 0 (got $(cat "$B/rc"))" test "$(cat "$B/rc")" = 0
+[ "$(cat "$B/rc")" = 0 ] || diag <"$B/stderr"
+"$PY" -c 'import json, sys; d = json.load(open(sys.argv[1])); d["nodes"]["node3"]["nvidia"]["facts"]["driver_version"] = "550.54.15"; json.dump(d, open(sys.argv[2], "w"))' \
+	"$R/run/audit.values.json" "$TMP/base-old.json"
+B2=$TMP/base2
+fleet_audit "$B2" --nodes 'node[1-3]' --baseline "$TMP/base-old.json"
+jcheck "$B/stdout" <<'EOF'
+baseline-fleet PASSes: 3 nodes unchanged ::: rows_of("versions.baseline-fleet", "PASS", "3 nodes unchanged")
+--no-sudo reached every node: access.sudo SKIPs there ::: all(row("access.sudo", h)["status"] == "SKIP" and "--no-sudo" in row("access.sudo", h)["summary"] for h in ("node1", "node2", "node3"))
+EOF
+jcheck "$B2/stdout" <<'EOF'
+baseline-fleet WARNs naming node3 only ::: rows_of("versions.baseline-fleet", "WARN", "1 of 3 nodes compared", "NVIDIA driver 550.54.15 -> 570.211.01 on node3")
+EOF
 
 # 2. Inside an allocation: auto-detected from SLURM_JOB_ID, all nodes alike.
 fleet_map '*=h100-healthy'

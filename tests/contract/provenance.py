@@ -65,6 +65,12 @@ REQUIRED = [
      "a component's version floors and bulletin dates are strings; its basis covers them"),
     ("minimum-versions.json", r"^/components/[^/]+/packages/[^/]+$",
      "an Ubuntu package's fixed version and notice dates are strings; its basis covers them"),
+    ("kernel-series.json", r"^/series/\d+$",
+     "a kernel line's end-of-support date is a string; its basis covers it"),
+    ("kernel-series.json", r"^/series/\d+/fixes/\d+$",
+     "a fixed release is a string; its basis (source: FAIL below it, estimated: WARN) covers it"),
+    ("kernel-series.json", r"^/faults/[^/]+$",
+     "a fault's identity and references are strings; its basis covers them"),
     ("xid-catalog.json", r"^$",
      "the catalog's codes, buckets and applicability are NVIDIA's facts (strings)"),
 ]

@@ -22,8 +22,9 @@ schema cannot say:
                as FAIL) with the return row's summary; a PASS or WARN return
                has a "usable" event, a PASS boot ID row two different IDs
   audit plan   every collector a check requires is listed; the
-               state-changing probes are the checks that change state, and
-               would run exactly with --active
+               state-changing probes in the plan are the checks that change
+               state, and a probe would run exactly with --active when its
+               check is in the plan and applies to the target
 
 With --c-validator (build/test_docschemas), cmax's own validator (the one
 doc_selfcheck uses) checks every FILE and mutated copies of it (a key
@@ -180,12 +181,16 @@ def plan_rules(d):
             if n not in listed:
                 p.append("check %s requires collector %s, which the plan does not list" % (c["id"], n))
     active = {c["id"] for c in d["checks"] if c["changes_state"]}
-    probes = {a["id"] for a in d["state_changing_probes"]}
-    if active != probes:
-        p.append("state_changing_probes %s are not the checks that change state %s" % (sorted(probes), sorted(active)))
+    inplan = {a["id"] for a in d["state_changing_probes"] if a["in_plan"]}
+    if active != inplan:
+        p.append("state_changing_probes in the plan %s are not the checks that change state %s"
+                 % (sorted(inplan), sorted(active)))
+    applies = {c["id"]: c["applies"] for c in d["checks"]}
     for a in d["state_changing_probes"]:
-        if a["would_run"] != d["active"]:
-            p.append("probe %s would_run %s with active %s" % (a["id"], a["would_run"], d["active"]))
+        want = d["active"] and a["in_plan"] and applies.get(a["id"], False)
+        if a["would_run"] != want:
+            p.append("probe %s would_run %s with active %s, in_plan %s" % (a["id"], a["would_run"], d["active"],
+                                                                         a["in_plan"]))
     return p
 
 

@@ -24,6 +24,10 @@
  *             holding stdout/stderr open, which catches a runner that kills
  *             only the leader or waits for EOF.
  *
+ * CMAX_FAKE_TRACE, when set, gets one line "<name> <args...>" per
+ * invocation, recorded or not: a test proves which tools ran (and which did
+ * not: without --active no probe may start).
+ *
  * Nothing matching: "fakecmd: no recording for: <name> <args...>" goes to
  * stderr and is appended to $CMAX_FAKE_LOG when set; exit 97. Tests fail
  * loudly on an unrecorded call instead of silently testing "not found".
@@ -231,32 +235,44 @@ static void __attribute__((noreturn)) hang_forever(void)
 		sleep(3600);
 }
 
-static void no_recording(const char *name, char **args, int n)
+/* "<prefix><name> <args...>\n", malloc'd. */
+static char *call_line(const char *prefix, const char *name, char **args, int n)
 {
-	size_t len = strlen("fakecmd: no recording for: ") + strlen(name) + 2;
+	size_t len = strlen(prefix) + strlen(name) + 2;
 	for (int i = 0; i < n; i++)
 		len += strlen(args[i]) + 1;
 	char *line = malloc(len);
 	if (!line)
 		exit(EXIT_NO_RECORDING);
-	strcpy(line, "fakecmd: no recording for: ");
+	strcpy(line, prefix);
 	strcat(line, name);
 	for (int i = 0; i < n; i++) {
 		strcat(line, " ");
 		strcat(line, args[i]);
 	}
 	strcat(line, "\n");
-	fputs(line, stderr);
-	const char *log = getenv("CMAX_FAKE_LOG");
-	if (log && *log) {
-		/* One write with O_APPEND: parallel callers do not interleave. */
-		int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-		if (fd >= 0) {
-			ssize_t w = write(fd, line, strlen(line));
-			(void)w;
-			close(fd);
-		}
+	return line;
+}
+
+/* One write with O_APPEND: parallel callers do not interleave. */
+static void log_line(const char *env, const char *line)
+{
+	const char *log = getenv(env);
+	if (!log || !*log)
+		return;
+	int fd = open(log, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		ssize_t w = write(fd, line, strlen(line));
+		(void)w;
+		close(fd);
 	}
+}
+
+static void no_recording(const char *name, char **args, int n)
+{
+	char *line = call_line("fakecmd: no recording for: ", name, args, n);
+	fputs(line, stderr);
+	log_line("CMAX_FAKE_LOG", line);
 	free(line);
 	exit(EXIT_NO_RECORDING);
 }
@@ -272,6 +288,9 @@ int main(int argc, char **argv)
 		return EXIT_NO_RECORDING;
 	name = strrchr(argv[0], '/');
 	name = name ? name + 1 : argv[0];
+	char *trace = call_line("", name, args, nargs);
+	log_line("CMAX_FAKE_TRACE", trace);
+	free(trace);
 	if (!root || !*root) {
 		fputs("fakecmd: CMAX_FAKE_DIR is not set\n", stderr);
 		no_recording(name, args, nargs);

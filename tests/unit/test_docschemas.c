@@ -250,8 +250,19 @@ static void plan(void)
 		"\"state_changing_probes\":[],\"active_probes_in_this_version\":0,"
 		"\"active_note\":\"no active probe exists in this version\","
 		"\"artifacts\":[\"audit.out\",\"audit.values.json\",\"audit.results.json\"],"
-		"\"output_dir\":\"/root/.cmax/audit\",\"writes_outside_output_dir\":false}");
+		"\"output_dir\":\"/root/.cmax/audit\",\"writes_outside_output_dir\":false,"
+		"\"privileged_reads\":{\"policy\":\"auto\",\"would_use_sudo\":\"if sudo -n true succeeds (auto)\","
+		"\"commands\":[{\"command\":\"sudo -n lspci -xxxx -s <bdf>\",\"collector\":\"pci\","
+		"\"reads\":\"ACS\",\"changes_state\":false}]}}");
 	accepted(doc, "audit-plan", "dry-run");
+
+	json_t *pc = json_array_get(json_object_get(json_object_get(doc, "privileged_reads"), "commands"), 0);
+	json_object_set_new(pc, "changes_state", json_true());
+	refused(doc, "audit-plan", "/privileged_reads/commands/0/changes_state", NULL, "a privileged read that writes");
+	json_object_set_new(pc, "changes_state", json_false());
+	json_object_set_new(pc, "command", json_string("lspci -xxxx"));
+	refused(doc, "audit-plan", "/privileged_reads/commands/0/command", NULL, "a privileged read not through sudo -n");
+	json_object_set_new(pc, "command", json_string("sudo -n lspci -xxxx -s <bdf>"));
 
 	json_object_set_new(doc, "writes_outside_output_dir", json_true());
 	refused(doc, "audit-plan", "/writes_outside_output_dir", NULL, "a plan that writes elsewhere");

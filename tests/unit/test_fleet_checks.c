@@ -5,6 +5,7 @@
 #include "checks/checks.h"
 #include "fleet/fleet.h"
 #include "core/strbuf.h"
+#include "parse/hostlist.h"
 #include "tap.h"
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,65 @@ static const char *const drift_ids[] = {
 	"versions.drift-nccl", "versions.drift-os", "hardware.drift-gpus",
 };
 
+/* 2,000 nodes: the last rack (1%) on an older driver and kernel, five
+ * silent, one without nvidia-smi. Each drift check is one row that counts
+ * the nodes of every value and names them as hostlist ranges. */
+static void fleet_at_scale(struct audit_ctx *ctx)
+{
+	enum { N = 2000 };
+	static char names[N][8];
+	struct node_spec *s = calloc(N, sizeof *s);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "gpu%04zu", i + 1);
+		struct node_spec g = GOOD(names[i]);
+		s[i] = g;
+		if (i >= N - 20) {
+			s[i].driver = "570.211.01";
+			s[i].kernel = "5.15.0-105-generic";
+		}
+		if (i >= 1000 && i < 1005)
+			s[i].answered = 0;
+		if (i % 10 == 9 && i < 1000)
+			s[i].cuda = "12.4.1"; /* every tenth node of the first thousand */
+	}
+	s[499].driver = NULL;
+	set_fleet(ctx, s, N);
+	free(s);
+	expect(ctx, "versions.drift-driver", ST_FAIL,
+	       "GPU driver drift: 580.159.03 on 1974 of 1994 nodes read (gpu[0001-0499,0501-1000,1006-1980]); "
+	       "outliers: 570.211.01 on 20 nodes (gpu[1981-2000]) (covers 1994 of 2000 nodes; "
+	       "did not answer: gpu[1001-1005]; not reported by: gpu0500)", NULL);
+	expect(ctx, "versions.drift-kernel", ST_FAIL, "5.15.0-139-generic on 1975 of 1995 nodes read (gpu[0001-1000,1006-1980])",
+	       "outliers: 5.15.0-105-generic on 20 nodes (gpu[1981-2000])");
+	expect(ctx, "versions.drift-os", ST_PASS, "on every node read (covers 1995 of 2000 nodes; did not answer: gpu[1001-1005])",
+	       NULL);
+	expect(ctx, "orchestration.fleet-coverage", ST_FAIL, "1995 of 2000 nodes answered; did not answer: gpu[1001-1005]",
+	       NULL);
+
+	expect(ctx, "versions.drift-cuda", ST_WARN, "12.4.1 on 100 nodes (gpu[0010,0020,0030,", ",...])");
+	struct result *c = run(ctx, "versions.drift-cuda");
+	const char *scattered = json_string_value(
+		json_object_get(json_object_get(json_object_get(c->observed, "values"), "12.4.1"), "hostlist"));
+	json_t *all = hostlist_expand_json(scattered ?: "", strlen(scattered ?: ""), 1000, NULL);
+	T_INTEQ(json_array_size(all), 100, "scattered outliers: the summary is cut, observed holds all 100");
+	json_decref(all);
+	result_free(c);
+
+	struct result *r = run(ctx, "versions.drift-driver");
+	json_t *obs = r->observed;
+	json_t *old = json_object_get(json_object_get(obs, "values"), "570.211.01");
+	T_INTEQ(json_integer_value(json_object_get(old, "nodes")), 20, "observed: 20 nodes on the old driver");
+	T_STREQ(json_string_value(json_object_get(old, "hostlist")), "gpu[1981-2000]", "observed: as one range");
+	T_STREQ(json_string_value(json_object_get(json_object_get(obs, "not_answered"), "hostlist")), "gpu[1001-1005]",
+		"observed: the silent nodes as a range");
+	T_INTEQ(json_object_size(json_object_get(obs, "not_reported")), 1, "observed: one reason not reported");
+	T_INTEQ(json_array_size(r->evidence), 4, "evidence: one note a value, the silent ones, the unreported one");
+	T_OK(strstr(json_string_value(json_object_get(json_array_get(r->evidence, 0), "text")) ?: "",
+		    "580.159.03 on 1974 nodes: gpu[0001-0499,0501-1000,1006-1980]") != NULL,
+	     "evidence: the full hostlist of the majority");
+	result_free(r);
+}
+
 int main(void)
 {
 	struct audit_ctx ctx = { 0 };
@@ -121,17 +181,18 @@ int main(void)
 				   { "n3", 1, "570.211.01", "5.15.0-105-generic", "Ubuntu 22.04.4 LTS", "12.4.1", "2.18.5",
 				     "28.39.1002", "96.00.89.00.01", "NVIDIA H100 80GB HBM3", 7 } };
 	set_fleet(&ctx, odd, 3);
-	expect(&ctx, "versions.drift-driver", ST_FAIL, "580.159.03 on 2 of 3 nodes", "n3 (570.211.01)");
-	expect(&ctx, "versions.drift-cuda", ST_WARN, "n3 (12.4.1)", NULL);
-	expect(&ctx, "versions.drift-firmware", ST_FAIL, "n3 (HCA fw 28.39.1002; GPU VBIOS 96.00.89.00.01)", NULL);
-	expect(&ctx, "versions.drift-kernel", ST_FAIL, "n3 (5.15.0-105-generic)", NULL);
-	expect(&ctx, "versions.drift-nccl", ST_WARN, "n3 (2.18.5)", NULL);
-	expect(&ctx, "versions.drift-os", ST_WARN, "n3 (Ubuntu 22.04.4 LTS)", NULL);
-	expect(&ctx, "hardware.drift-gpus", ST_FAIL, "n3 (7 x NVIDIA H100 80GB HBM3)", NULL);
+	expect(&ctx, "versions.drift-driver", ST_FAIL, "580.159.03 on 2 of 3 nodes read (n[1-2])",
+	       "outliers: 570.211.01 on 1 node (n3)");
+	expect(&ctx, "versions.drift-cuda", ST_WARN, "12.4.1 on 1 node (n3)", NULL);
+	expect(&ctx, "versions.drift-firmware", ST_FAIL, "HCA fw 28.39.1002; GPU VBIOS 96.00.89.00.01 on 1 node (n3)", NULL);
+	expect(&ctx, "versions.drift-kernel", ST_FAIL, "5.15.0-105-generic on 1 node (n3)", NULL);
+	expect(&ctx, "versions.drift-nccl", ST_WARN, "2.18.5 on 1 node (n3)", NULL);
+	expect(&ctx, "versions.drift-os", ST_WARN, "Ubuntu 22.04.4 LTS on 1 node (n3)", NULL);
+	expect(&ctx, "hardware.drift-gpus", ST_FAIL, "7 x NVIDIA H100 80GB HBM3 on 1 node (n3)", NULL);
 
 	/* two nodes, two values: no majority, both named */
 	set_fleet(&ctx, odd + 1, 2);
-	expect(&ctx, "versions.drift-driver", ST_FAIL, "no majority", "570.211.01 on n3");
+	expect(&ctx, "versions.drift-driver", ST_FAIL, "no majority", "570.211.01 on 1 node (n3)");
 
 	/* a silent node and one without nvidia-smi are counted out and named */
 	struct node_spec gaps[] = { GOOD("n1"), GOOD("n2"), GOOD("n3"), GOOD("n4") };
@@ -150,7 +211,7 @@ int main(void)
 	struct node_spec nonccl[] = { GOOD("n1"), GOOD("n2"), GOOD("n3") };
 	nonccl[2].nccl = NULL;
 	set_fleet(&ctx, nonccl, 3);
-	expect(&ctx, "versions.drift-nccl", ST_WARN, "n3 (not installed)", NULL);
+	expect(&ctx, "versions.drift-nccl", ST_WARN, "not installed on 1 node (n3)", NULL);
 
 	/* merge: answered nodes bring their rows with the node name, silent
 	 * ones one ERROR row each */
@@ -191,6 +252,7 @@ int main(void)
 	T_STREQ(json_string_value(json_object_get(json_array_get(fl, 1), "error")), "timed out", "and the reason of a silent one");
 	json_decref(fl);
 
+	fleet_at_scale(&ctx);
 	json_decref(ctx.fleet);
 	return t_done();
 }

@@ -31,8 +31,76 @@ static void expect(const char *expr, const char *want, int want_st, const char *
 	free(got);
 }
 
+/* compress, then expand again: the same set of names */
+static void expect_c(const char *names, const char *want, const char *what)
+{
+	char *copy = strdup(names), *save = NULL;
+	const char *v[64];
+	size_t n = 0;
+	for (char *t = strtok_r(copy, " ", &save); t && n < 64; t = strtok_r(NULL, " ", &save))
+		v[n++] = t;
+	char *got = hostlist_compress(v, n);
+	T_STREQ(got, want, "compress: %s", what);
+	free(got);
+	free(copy);
+}
+
+/* 10,000 names, 1% (the last rack) apart: two ranges, and back */
+static void compress_many(void)
+{
+	enum { N = 10000 };
+	char **v = calloc(N, sizeof *v);
+	for (size_t i = 0; i < N; i++) {
+		v[i] = malloc(16);
+		/* shuffled order: the result is sorted anyway */
+		snprintf(v[i], 16, "gpu%05zu", (i * 7919) % N + 1);
+	}
+	char *all = hostlist_compress((const char *const *)v, N);
+	T_STREQ(all, "gpu[00001-10000]", "10,000 names in any order: one range");
+	json_t *back = hostlist_expand_json(all, strlen(all), 2 * N, NULL);
+	T_INTEQ(json_array_size(back), N, "and it expands back to 10,000 names");
+	T_STREQ(json_string_value(json_array_get(back, 9999)), "gpu10000", "the last one unpadded-wide");
+	json_decref(back);
+	free(all);
+	const char **odd = calloc(N, sizeof *odd);
+	size_t k = 0;
+	for (size_t i = 0; i < N; i += 100)
+		odd[k++] = v[i];
+	char *scattered = hostlist_compress(odd, k);
+	back = hostlist_expand_json(scattered, strlen(scattered), 2 * N, NULL);
+	T_INTEQ(json_array_size(back), 100, "100 scattered names: expand back to 100");
+	json_decref(back);
+	free(scattered);
+	free(odd);
+	for (size_t i = 0; i < N; i++)
+		free(v[i]);
+	free(v);
+}
+
 int main(void)
 {
+	expect_c("gpu001 gpu002 gpu003 gpu005", "gpu[001-003,005]", "zero-padded ranges");
+	expect_c("n8 n9 n10 n11", "n[8-11]", "plain numbers across a digit boundary");
+	expect_c("n08 n09 n10", "n[08-10]", "padded, then as wide without a leading zero");
+	expect_c("n01 n02 n3 n4", "n[3-4],n[01-02]", "padded and plain widths do not mix");
+	expect_c("gpu09999 gpu10000 gpu10001", "gpu[09999-10001]", "plain numbers of the padded width join it");
+	expect_c("gpu2-ib gpu1-ib gpu3-ib", "gpu[1-3]-ib", "suffix after the number");
+	expect_c("r1n1 r1n2 r2n1", "r1n[1-2],r2n1", "only the last number folds");
+	expect_c("login1 gpu2 gpu1 cpu7", "cpu7,gpu[1-2],login1", "mixed prefixes, sorted");
+	expect_c("gpu-h100-001 gpu-h100-002 gpu-a100-001", "gpu-a100-001,gpu-h100-[001-002]", "digits inside the prefix");
+	expect_c("n1 n1 n2 n2", "n[1-2]", "duplicates dropped");
+	expect_c("login login", "login", "a numberless name once");
+	expect_c("n5", "n5", "one name: no brackets");
+	expect_c("n0 n1", "n[0-1]", "zero is a plain number");
+	expect_c("a[1] b", "a[1],b", "a name a hostlist cannot hold is copied");
+	expect_c("n1234567890123456789", "n1234567890123456789", "more than 18 digits stand alone");
+	expect_c("", "", "no names");
+	const char *withnull[] = { "n2", NULL, "", "n1" };
+	char *skipped = hostlist_compress(withnull, 4);
+	T_STREQ(skipped, "n[1-2]", "compress: NULL and empty names skipped");
+	free(skipped);
+	compress_many();
+
 	expect("node1", "node1", HOSTLIST_OK, "plain name");
 	expect("node[1-3,5]", "node1 node2 node3 node5", HOSTLIST_OK, "range and single");
 	expect("gpu[001-003,020]", "gpu001 gpu002 gpu003 gpu020", HOSTLIST_OK, "zero padding kept");

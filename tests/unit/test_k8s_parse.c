@@ -2,6 +2,7 @@
  * rules, provisioner and CNI inference, RDMA patterns, server names. The
  * JSON below follows what kubectl 1.29-1.33 prints for these kinds. */
 #include "parse/k8s.h"
+#include "core/jsonget.h"
 #include "core/strbuf.h"
 #include "tap.h"
 #include <stdlib.h>
@@ -301,6 +302,35 @@ static void test_server(void)
 	json_decref(l);
 }
 
+/* dcgm-exporter as the GPU Operator deploys it: the Kubernetes-mapping
+ * switch is kept, a token in another variable is not, flags lose values. */
+static void test_daemonset_config(void)
+{
+	json_t *ds = J("{\"metadata\":{\"name\":\"nvidia-dcgm-exporter\",\"namespace\":\"gpu-operator\"},"
+		       "\"spec\":{\"template\":{\"spec\":{\"containers\":[{\"name\":\"e\",\"image\":\"dcgm-exporter:4\","
+		       "\"args\":[\"-f\",\"/etc/x.csv\",\"--web-config-file=/etc/web.yml\",\"--token\",\"s3cret\"],"
+		       "\"env\":[{\"name\":\"DCGM_EXPORTER_KUBERNETES\",\"value\":\"true\"},"
+		       "{\"name\":\"REMOTE_WRITE_TOKEN\",\"value\":\"hunter2\"},{\"name\":\"FROM_SECRET\",\"valueFrom\":{}}]}],"
+		       "\"volumes\":[{\"name\":\"pod-gpu-resources\",\"hostPath\":{\"path\":\"/var/lib/kubelet/pod-resources\"}},"
+		       "{\"name\":\"cfg\",\"configMap\":{\"name\":\"c\"}}]}}}}");
+	json_t *f = k8s_daemonset_facts(ds);
+	json_t *env = json_object_get(f, "env");
+	T_STREQ(jget_str(env, "DCGM_EXPORTER_KUBERNETES"), "true", "boolean env value kept");
+	T_OK(json_is_null(json_object_get(env, "REMOTE_WRITE_TOKEN")), "other env value withheld");
+	T_OK(json_is_null(json_object_get(env, "FROM_SECRET")), "valueFrom: name only");
+	char *dump = json_dumps(f, 0);
+	T_OK(dump && !strstr(dump, "hunter2") && !strstr(dump, "s3cret"), "no secret value in the facts");
+	free(dump);
+	json_t *flags = json_object_get(f, "arg_flags");
+	T_OK(k8s_list_has(flags, "-f", NULL) && k8s_list_has(flags, "--web-config-file", NULL) && k8s_list_has(flags, "--token", NULL),
+	     "flags kept, cut at '='");
+	T_INTEQ((long long)json_array_size(flags), 3, "values that are not flags left out");
+	T_OK(k8s_list_has(json_object_get(f, "host_paths"), "/var/lib/kubelet/pod-resources", NULL), "hostPath volume");
+	T_INTEQ((long long)json_array_size(json_object_get(f, "host_paths")), 1, "only hostPath volumes");
+	json_decref(f);
+	json_decref(ds);
+}
+
 int main(void)
 {
 	test_quantity();
@@ -311,5 +341,6 @@ int main(void)
 	test_inference();
 	test_rdma();
 	test_server();
+	test_daemonset_config();
 	return t_done();
 }

@@ -149,11 +149,86 @@ static void test_hostnames(void)
 	json_decref(a);
 }
 
+/* The decoder reads a fleet's repeated text once (nodewire.c, memo_doc):
+ * whatever it gives must be what json_loadb gives, value or refusal. Each
+ * case sits in a document long enough to be taken apart, twice: at two
+ * depths and on three nodes, so that it is also met as seen text. */
+static void test_same_as_jansson(void)
+{
+	static const char *const cases[] = {
+		"{\"k\\u0041\\\"\": \"v\\\\\", \"e\": \"\\u00e9\\ud83d\\ude00\\n\\t\\/\", \"n\": [0, -0, 12, -123456789012345678, "
+		"1.5, -2e-7, 1E+30, 0.1], \"t\": [true, false, null, {}, [], \"\"], \"q\": \"a\\\\\\\"b\\\\\"}",
+		" { \"a\" :\t[ 1 ,  2 ] ,\t \"b\" : { \"c\" : \"x\" } } ", /* the wire has no line breaks in it */
+		"{\"a\": 1, \"b\": {\"c\": 2, \"c\": 3}}",
+		"{\"a\": tru}",
+		"{\"a\": 01}",
+		"{\"a\": 123456789012345678901234567890}",
+		"{\"a\": 1e400}",
+		"{\"a\": \"tab\there\"}",
+		"{\"a\": [1, 2}",
+		"{\"a\": [1, 2,]}",
+		"{\"a\" 1}",
+		"{\"a\": \"\\u0000\"}",
+		"{\"\\u0000\": 1}",
+		"{\"a\": \"\\ud800\"}",
+		"{\"a\": 1} x",
+	};
+	struct strbuf pad = STRBUF_INIT, deep = STRBUF_INIT;
+	for (int i = 0; i < 300; i++)
+		sb_adds(&pad, "x");
+	for (size_t c = 0; c < sizeof cases / sizeof *cases + 2; c++) {
+		const char *x = c < sizeof cases / sizeof *cases ? cases[c] : NULL;
+		if (!x) { /* jansson's depth: 2048 levels in all, then one more */
+			sb_reset(&deep);
+			int levels = 2048 - 2 + (int)(c - sizeof cases / sizeof *cases);
+			for (int i = 0; i < levels; i++)
+				sb_adds(&deep, "[");
+			for (int i = 0; i < levels; i++)
+				sb_adds(&deep, "]");
+			x = deep.buf;
+		}
+		/* padded inside too, so that the case itself is taken apart */
+		const char *brace = strchr(x, '{');
+		char *padded = brace ? xasprintf("%.*s\"zz\":\"%s\",%s", (int)(brace - x + 1), x, pad.buf, brace + 1)
+				     : xstrdup(x);
+		char *text = xasprintf("{\"schema\":\"cmax.node/1\",\"pad\":\"%s\",\"case\":%s,\"more\":{\"pad\":\"%s\",\"again\":%s,"
+				       "\"padded\":%s}}",
+				       pad.buf, x, pad.buf, x, padded);
+		free(padded);
+		json_error_t je;
+		json_t *want = json_loadb(text, strlen(text), JSON_REJECT_DUPLICATES, &je);
+		char *want_err = want ? NULL : xasprintf("document does not parse as JSON: %s", je.text);
+		struct strbuf wire = STRBUF_INIT;
+		const char *names[] = { "n1", "n2", "n3" };
+		for (int k = 0; k < 3; k++) {
+			char *w = nodewire_encode(names[k], text, NODEWIRE_LINE_MAX);
+			sb_adds(&wire, w);
+			free(w);
+		}
+		json_t *o = nodewire_decode(wire.buf, wire.len);
+		for (int k = 0; k < 3; k++) {
+			json_t *got = doc_of(o, names[k]);
+			if (want)
+				T_OK(json_equal(got, want), "case %zu, node %d: the value json_loadb gives", c, k + 1);
+			else
+				T_STREQ(err_of(o, names[k]) ?: "(none)", want_err, "case %zu, node %d: jansson's refusal", c, k + 1);
+		}
+		json_decref(o);
+		json_decref(want);
+		free(want_err);
+		free(text);
+		sb_free(&wire);
+	}
+	sb_free(&pad);
+	sb_free(&deep);
+}
+
 int main(void)
 {
 	test_roundtrip();
 	test_interleaved();
 	test_hostnames();
 	test_broken();
+	test_same_as_jansson();
 	return t_done();
 }

@@ -36,8 +36,12 @@ static struct allow allowed[] = {
 	/* ---- maps keyed by data: any key of the right shape is a new entry */
 	{ "thresholds.json", "/gpu/idle_power_w_max/*", M_MISSPELL | M_DELETE,
 	  "keyed by GPU model: a model without a ceiling is SKIP, never graded" },
+	{ "thresholds.json", "/probes/budget_s/*", M_MISSPELL | M_DELETE,
+	  "keyed by probe check id: a probe without an entry keeps its PROBE line's budget (checks/probes.def)" },
 	{ "minimum-versions.json", "/components/*", M_MISSPELL | M_DELETE,
 	  "keyed by component id: a component not in the table is UNKNOWN" },
+	{ "kernel-series.json", "/faults/*", M_MISSPELL | M_DELETE,
+	  "keyed by fault id: a fix naming an unlisted fault is shown by its id" },
 	{ "minimum-versions.json", "/components/*/branches/*", M_MISSPELL | M_DELETE,
 	  "keyed by driver branch: an unlisted branch takes the nearest rule" },
 	{ "minimum-versions.json", "/components/*/trains/*", M_MISSPELL | M_DELETE,
@@ -60,6 +64,7 @@ static struct allow allowed[] = {
 	{ "accept/*", "/variables/*", M_MISSPELL | M_DELETE, "keyed by variable name" },
 
 	/* ---- keys that may be left out: the reader has a documented default */
+	{ "thresholds.json", "/probes", M_DELETE, "optional: every probe keeps its PROBE line's budget (checks/probes.def)" },
 	{ "minimum-versions.json", "/deferredBulletins", M_DELETE,
 	  "refresh state of the published table; cmax does not read it (docs/minimum-versions.md)" },
 	{ "minimum-versions.json", "/source", M_DELETE, "optional provenance string (docs/minimum-versions.md)" },

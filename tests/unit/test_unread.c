@@ -33,6 +33,7 @@
  *        CMAX_UNREAD_TIMING=1       per-mutation timings and kinds on stderr */
 #include "tap.h"
 #include "config.h"
+#include "audit/baseline.h"
 #include "audit/cli.h"
 #include "engine/engine.h"
 #include "checks/registry.h"
@@ -77,7 +78,10 @@ struct host_run {
 	size_t nsrc, capsrc;
 	uint64_t deps[64];     /* deps[i]: collectors that collector i asked for facts */
 	char *minimums;
+	char *baseline_path;   /* args --baseline: the host's stored run (audit/baseline.h) */
+	struct baseline bl;
 	long tool_timeout_s;
+	int active;            /* args has --active: the host records the probes */
 	char *fake_dir;        /* the host's own cmd/ */
 	int failures;
 	int pass_turns;
@@ -315,6 +319,10 @@ static int host_args(struct host_run *h)
 	int rc = 0;
 	char *sv = NULL;
 	for (char *w = a ? strtok_r(a, " \t\n", &sv) : NULL; w; w = strtok_r(NULL, " \t\n", &sv)) {
+		if (!strcmp(w, "--active")) {
+			h->active = 1;
+			continue;
+		}
 		char *v = strtok_r(NULL, " \t\n", &sv);
 		if (!v) {
 			rc = -1;
@@ -324,6 +332,8 @@ static int host_args(struct host_run *h)
 			h->tool_timeout_s = atol(v);
 		else if (!strcmp(w, "--minimums"))
 			h->minimums = v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", h->dir, v);
+		else if (!strcmp(w, "--baseline"))
+			h->baseline_path = v[0] == '/' ? xstrdup(v) : xasprintf("%s/%s", h->dir, v);
 		else
 			rc = -1;
 	}
@@ -718,6 +728,8 @@ static void host_free(struct host_run *h)
 		remove_tree(h->tmp);
 	free(h->tmp);
 	free(h->minimums);
+	free(h->baseline_path);
+	baseline_release(&h->bl);
 	free(h->fake_dir);
 	free(h->dir);
 }
@@ -752,6 +764,7 @@ static void run_host(const char *name)
 	facts_set_dep_hook(dep_hook, NULL);
 	audit_ctx_init(&h.ctx, builtin_registry());
 	h.ctx.now = clock_now();
+	h.ctx.active = h.active;
 	char *mins = h.minimums ? xstrdup(h.minimums) : xasprintf("%s/data/minimum-versions.json", g_srcdir);
 	char *perr = NULL;
 	enum cmax_err lrc = audit_load_policy(&h.ctx, mins, &perr);
@@ -761,6 +774,16 @@ static void run_host(const char *name)
 		free(perr);
 	}
 	resolve_target(&h.ctx);
+	if (h.baseline_path) {
+		char *berr = NULL;
+		if (baseline_load(h.baseline_path, &h.bl, &berr) != CE_OK) {
+			T_OK(0, "%s: --baseline loads: %s", name, berr ? berr : "?");
+			free(berr);
+		} else {
+			h.ctx.baseline_facts = h.bl.facts;
+			h.ctx.baseline_desc = h.bl.path;
+		}
+	}
 	audit_plan_build(&h.plan, builtin_registry(), NULL);
 	audit_plan_scope(&h.plan, SCOPE_HOST, 0);
 	struct audit_report rep;
