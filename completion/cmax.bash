@@ -7,6 +7,7 @@ _cmax_subcommands() {
 	bench) echo "storage metadata s3 net gpu lifecycle" ;;
 	health) echo "check watch" ;;
 	minimums) echo "refresh" ;;
+	runs) echo "list show diff export rm import" ;;
 	esac
 }
 
@@ -14,25 +15,33 @@ _cmax_subcommands() {
 # nothing (a flag), value, file, dir or choice:A B C
 _cmax_options() {
 	case $1 in
-	"audit") echo "--local --standalone --vm --container --slurm --k8s --nodes=value --partition=value --node-cmd=file --node-timeout=value --kubeconfig=file --context=value --node-image=value --probe-image=value --yes --show --dry-run --output=choice --output-file=file --active --sudo --no-sudo --sysroot=dir --baseline=file --minimums=file --output-dir=dir --json --timeout=value --tool-timeout=value --exit-zero --verbose --no-color --help" ;;
+	"audit") echo "--local --standalone --vm --container --slurm --k8s --nodes=value --partition=value --node-cmd=file --node-timeout=value --kubeconfig=file --context=value --node-image=value --probe-image=value --yes --show --dry-run --output=choice --output-file=file --active --sudo --no-sudo --sysroot=dir --baseline=file --minimums=file --output-dir=dir --json --timeout=value --tool-timeout=value --exit-zero --store=file --no-store --junit=file --fail-on=value --verbose --no-color --help" ;;
 	"audit review") echo "--command=value --no-interactive --json --verbose --no-color --help" ;;
 	"bench") echo "--path=dir --endurance --perftest --frontend=value --help" ;;
-	"bench storage") echo "--clients=value --slurm --nodes=value --clients-per-node=value --partition=value --size=value --runtime=value --iodepth=value --only=value --endurance --endurance-minutes=value --fio=file --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
-	"bench metadata") echo "--workers=value --files=value --file-size=value --import-files=value --alloc-mib=value --lock-iterations=value --slurm --nodes=value --partition=value --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
-	"bench s3") echo "--endpoint=value --bucket=value --region=value --concurrency=value --small-objects=value --small-size=value --large-objects=value --large-size=value --part-size=value --streams=value --endurance --endurance-minutes=value --endurance-size=value --insecure --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
-	"bench net") echo "--collectives=value --launcher=choice --nodes=value --gpus-per-node=value --scaling --hosts=value --min-bytes=value --max-bytes=value --nccl-args=value --nccl-json --run-timeout=value --platform=choice --nvlink=choice --rail-rate=value --line-rate=value --no-nccl --perftest --hca=value --perftest-port=value --perftest-timeout=value --frontend=value --via=value --start-servers --frontend-seconds=value --udp-probes=value --sysroot=dir --serve=value --serve-time=value --serve-bytes=value --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
-	"bench gpu") echo "--device=value --only=value --dtypes=value --tokens=value --rep-ms=value --gpu-model=value --shapes=file --specs=file --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
-	"bench lifecycle") echo "--tier=dir --pip-package=value --pull=value --download=value --download-mib=value --download-seconds=value --vllm-cmd=value --vllm-port=value --vllm-timeout=value --install-timeout=value --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --no-color --verbose --help" ;;
+	"bench storage") echo "--clients=value --slurm --nodes=value --clients-per-node=value --partition=value --size=value --runtime=value --iodepth=value --only=value --endurance --endurance-minutes=value --fio=file --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --store=file --no-store --junit=file --fail-on=value --no-color --verbose --quiet --help" ;;
+	"bench metadata") echo "--workers=value --files=value --file-size=value --import-files=value --alloc-mib=value --lock-iterations=value --slurm --nodes=value --partition=value --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --store=file --no-store --junit=file --fail-on=value --no-color --verbose --quiet --help" ;;
+	"bench s3") echo "--endpoint=value --bucket=value --region=value --concurrency=value --small-objects=value --small-size=value --large-objects=value --large-size=value --part-size=value --streams=value --endurance --endurance-minutes=value --endurance-size=value --insecure --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --store=file --no-store --junit=file --fail-on=value --no-color --verbose --quiet --help" ;;
+	"bench net") echo "--collectives=value --launcher=choice --nodes=value --gpus-per-node=value --scaling --hosts=value --min-bytes=value --max-bytes=value --nccl-args=value --nccl-json --run-timeout=value --platform=choice --nvlink=choice --rail-rate=value --line-rate=value --no-nccl --perftest --hca=value --perftest-port=value --perftest-timeout=value --frontend=value --via=value --start-servers --frontend-seconds=value --udp-probes=value --sysroot=dir --serve=value --serve-time=value --serve-bytes=value --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --store=file --no-store --junit=file --fail-on=value --no-color --verbose --quiet --help" ;;
+	"bench gpu") echo "--device=value --only=value --dtypes=value --tokens=value --rep-ms=value --gpu-model=value --shapes=file --specs=file --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --store=file --no-store --junit=file --fail-on=value --no-color --verbose --quiet --help" ;;
+	"bench lifecycle") echo "--tier=dir --pip-package=value --pull=value --download=value --download-mib=value --download-seconds=value --vllm-cmd=value --vllm-port=value --vllm-timeout=value --install-timeout=value --path=dir --quick --full --dry-run --yes --json --output-file=file --thresholds=file --timeout=value --keep --store=file --no-store --junit=file --fail-on=value --no-color --verbose --quiet --help" ;;
 	"health") echo "--log-file=file --kmsg --journal --since --from-end --read-cap=value --node=value --k8s --slurm-conf=file --policy=file --resume-when-clear --dry-run --report-only --acknowledge --json --verbose --state=file --textfile=dir --listen=value --heartbeat=value --timeout=value --catalog=file --help" ;;
 	"health check") echo "--log-file=file --kmsg --journal --since --from-end --read-cap=value --node=value --k8s --slurm-conf=file --policy=file --resume-when-clear --dry-run --report-only --acknowledge --json --verbose --state=file --textfile=dir --listen=value --heartbeat=value --timeout=value --catalog=file --help" ;;
 	"health watch") echo "--log-file=file --kmsg --journal --since --from-end --read-cap=value --node=value --k8s --slurm-conf=file --policy=file --resume-when-clear --dry-run --report-only --acknowledge --json --verbose --state=file --textfile=dir --listen=value --heartbeat=value --timeout=value --catalog=file --help" ;;
-	"inject") echo "--method=choice --node=value --gpu=value --log-file=file --sysroot=dir --dry-run --yes --i-own-this-node --k8s --kubeconfig=file --poll-with=choice --poll-ms=value --detect-cmd=value --timeout=value --expect-detect=value --platform=choice --wait-return=value --probe-image=value --inject-only --json --verbose --help" ;;
-	"reboot-test") echo "--node=value --k8s --kubeconfig=file --reboot-cmd=value --debug-image=value --probe-image=value --dry-run --yes --i-own-this-node --timeout=value --poll-ms=value --json --verbose --help" ;;
-	"rate") echo "--attestation=file --rubric=file --provider=value --compare --gpus=value --gpus-per-node=value --job-starts-per-day=value --failures-per-month=value --storage-bound-fraction=value --price-per-gpu-hour=value --json --output-file=file --verbose --help" ;;
-	"sla") echo "--events=file --format=choice --time-offset=value --layout=file --nodes=value --system=value --nodes-per-rack=value --racks-per-cluster=value --clusters-per-site=value --gpus-per-node=value --customer-users=value --level=value --levels=file --exclusions=file --period=value --from=value --to=value --price-per-gpu-hour=value --json --output-file=file --verbose --help" ;;
-	"accept") echo "--var=value --only=value --dry-run --yes --from-results=file --output-dir=dir --previous=file --date=value --json --output-file=file --verbose --help" ;;
+	"inject") echo "--method=choice --node=value --gpu=value --log-file=file --sysroot=dir --dry-run --yes --i-own-this-node --k8s --kubeconfig=file --poll-with=choice --poll-ms=value --detect-cmd=value --timeout=value --expect-detect=value --platform=choice --wait-return=value --probe-image=value --inject-only --json --store=file --no-store --junit=file --fail-on=value --verbose --help" ;;
+	"reboot-test") echo "--node=value --k8s --kubeconfig=file --reboot-cmd=value --debug-image=value --probe-image=value --dry-run --yes --i-own-this-node --timeout=value --poll-ms=value --json --store=file --no-store --junit=file --fail-on=value --verbose --help" ;;
+	"rate") echo "--attestation=file --rubric=file --provider=value --compare --gpus=value --gpus-per-node=value --job-starts-per-day=value --failures-per-month=value --storage-bound-fraction=value --price-per-gpu-hour=value --json --output-file=file --store=file --no-store --junit=file --fail-on=value --verbose --help" ;;
+	"sla") echo "--events=file --format=choice --time-offset=value --layout=file --nodes=value --system=value --nodes-per-rack=value --racks-per-cluster=value --clusters-per-site=value --gpus-per-node=value --customer-users=value --level=value --levels=file --exclusions=file --period=value --from=value --to=value --price-per-gpu-hour=value --json --output-file=file --store=file --no-store --junit=file --fail-on=value --verbose --help" ;;
+	"accept") echo "--var=value --only=value --dry-run --yes --from-results=file --output-dir=dir --previous=file --date=value --json --output-file=file --store=file --no-store --junit=file --fail-on=value --verbose --help" ;;
 	"minimums") echo "--from=file --base=file --output-file=file --json --verbose --help" ;;
 	"minimums refresh") echo "--from=file --base=file --output-file=file --json --verbose --help" ;;
+	"runs") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"runs list") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"runs show") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"runs diff") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"runs export") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"runs rm") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"runs import") echo "--store=file --kind=value --cluster=value --since=value --limit=value --all --tolerance=value --exit-code --output-file=file --dry-run --yes --json --verbose --help" ;;
+	"report") echo "--html=file --markdown=file --store=file --title=value --json --verbose --help" ;;
 	"version") echo "--json --verbose --help" ;;
 	"help") echo "--json --verbose --help" ;;
 	esac
@@ -75,11 +84,11 @@ _cmax() {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]} cmd=${COMP_WORDS[1]} sub= key kind w
 	COMPREPLY=()
 	if [ "$COMP_CWORD" -eq 1 ]; then
-		COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept minimums version help" -- "$cur"))
+		COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept minimums runs report version help" -- "$cur"))
 		return
 	fi
 	if [ "$cmd" = help ]; then
-		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept minimums version help" -- "$cur"))
+		[ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "audit bench health inject reboot-test rate sla accept minimums runs report version help" -- "$cur"))
 		[ "$COMP_CWORD" -eq 3 ] && COMPREPLY=($(compgen -W "$(_cmax_subcommands "${COMP_WORDS[2]}")" -- "$cur"))
 		return
 	fi

@@ -25,6 +25,7 @@
 #include "health/health.h"
 #include "inject/inject.h"
 #include "minimums/minimums.h"
+#include "results/results.h"
 #include "rate/rate.h"
 #include "sla/sla.h"
 #include "accept/accept.h"
@@ -132,6 +133,17 @@ static const struct command minimums_subs[] = {
 	{ NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL },
 };
 
+/* `cmax runs ACTION`: the results store (store/store.h) */
+static const struct command runs_subs[] = {
+	{ "list", NULL, "the recorded runs, newest first", 0, NULL, NULL, NULL, NULL, NULL },
+	{ "show", NULL, "one run: what the store knows of it and its rows (the document: export)", 0, NULL, NULL, "RUN", NULL, NULL },
+	{ "diff", NULL, "what got better or worse between two runs, per row and per figure", 0, NULL, NULL, "RUN RUN", NULL, NULL },
+	{ "export", NULL, "a run's document as cmax wrote it", 0, NULL, NULL, "RUN...", NULL, NULL },
+	{ "rm", NULL, "delete runs from the store (their documents stay)", 0, NULL, NULL, "RUN...", NULL, NULL },
+	{ "import", NULL, "record result documents written earlier or elsewhere", 0, NULL, NULL, "PATH...", NULL, NULL },
+	{ NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL },
+};
+
 static struct opt_def *bench_sub_options(const char *name)
 {
 	const struct bench_ops *ops = bench_find(name);
@@ -149,6 +161,8 @@ static const struct command commands[] = {
 	{ "sla", cmd_sla, "downtime, availability and credits from node-state history (see cmax sla --help)", 0, sla_options, NULL, "[FILE...]", NULL, NULL },
 	{ "accept", cmd_accept, "run or evaluate an acceptance plan (see cmax accept --help)", 0, accept_options, NULL, "PLAN", NULL, NULL },
 	{ "minimums", cmd_minimums, NULL, CMD_NEEDS_SUB, minimums_options, minimums_subs, NULL, "action", NULL },
+	{ "runs", cmd_runs, NULL, CMD_NEEDS_SUB, runs_options, runs_subs, NULL, "action", NULL },
+	{ "report", cmd_report, "an HTML or Markdown report of runs and result files (see cmax report --help)", 0, report_options, NULL, "[RUN|FILE...]", NULL, NULL },
 	{ "version", cmd_version, "print the version", 0, version_options, NULL, NULL, NULL, NULL },
 	{ "help", cmd_help, "this help, or a command's (cmax help COMMAND)", 0, help_options, NULL, "[COMMAND]", NULL, NULL },
 	/* the node side of `cmax audit --slurm / --k8s` */

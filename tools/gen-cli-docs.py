@@ -29,7 +29,7 @@ import re
 import subprocess
 import sys
 
-COMMANDS = ["audit", "bench", "health", "inject", "reboot-test", "rate", "sla", "accept", "minimums"]
+COMMANDS = ["audit", "bench", "health", "inject", "reboot-test", "rate", "sla", "accept", "minimums", "runs", "report"]
 HELP_OPT = {"name": "help", "short": "h", "type": "flag", "metavar": None,
             "help": "show this help and exit", "default": None, "range": None,
             "units": None, "choices": None, "hidden": False, "path": False, "dir": False}

@@ -29,10 +29,11 @@ LAYERS = [
     ("collect", ["collect"]),
     ("checks", ["checks"]),
     ("output", ["report", "evidence"]),
+    ("store", ["store"]),
     ("fleet", ["fleet"]),
 ]
 # Commands: each sees every library layer and itself, not the others.
-COMMANDS = ["audit", "bench", "health", "inject", "rate", "sla", "accept", "minimums"]
+COMMANDS = ["audit", "bench", "health", "inject", "rate", "sla", "accept", "minimums", "results"]
 
 
 def allowed():

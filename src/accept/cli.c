@@ -34,12 +34,15 @@
 #include "core/options.h"
 #include "core/outfile.h"
 #include "core/policyfile.h"
+#include "core/progress.h"
 #include "core/runner.h"
+#include "core/redact.h"
 #include "core/strbuf.h"
 #include "core/suggest.h"
 #include "core/termsafe.h"
 #include "evidence/evidence.h"
 #include "report/report.h"
+#include "store/sink.h"
 
 /* A test's document can be large (an audit with evidence excerpts of every
  * node); past this the JSON would be cut and the test INCOMPLETE. */
@@ -53,6 +56,7 @@ struct opts {
 	struct opt_list vars, only, from;
 	const char *previous, *date, *output_file, *output_dir;
 	int dry_run, yes, json, verbose;
+	struct sink_opts sink; /* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 #define AO(f) offsetof(struct opts, f)
@@ -72,6 +76,7 @@ const struct opt_def accept_options[] = {
 	{ "date", 0, OPT_STRING, AO(date), "YYYY-MM-DD", "the date of this attempt", "today", 0, 0, NULL, NULL, 0 },
 	OPTION_JSON(struct opts, json),
 	OPTION_OUTPUT_FILE(struct opts, output_file),
+	OPTION_SINK(struct opts, sink),
 	OPTION_VERBOSE(struct opts, verbose),
 	OPTION_END,
 };
@@ -130,7 +135,10 @@ static int parse(int argc, char **argv, struct opts *o, struct opt_parser *p)
 		return uerr("%s", "--output-dir is where a run writes; --from-results runs nothing");
 	if (o->date && time_parse_day(o->date) < 0)
 		return uerr("--date wants YYYY-MM-DD, not '%s'", o->date);
-	return 0;
+	if (o->dry_run) /* a plan records nothing */
+		return 0;
+	rc = sink_check(&o->sink, "accept");
+	return rc < 0 ? 0 : rc;
 }
 
 static int is_file(const char *p)
@@ -319,12 +327,21 @@ static int argv_has(char **argv, const char *a)
 	return 0;
 }
 
-/* exe + the test's args + --json (+ an audit's run directory inside ours). */
-static char **full_argv(const char *exe, char **args, const struct acc_test *t, const char *outdir)
+/* exe + the test's args (+ accept's own --store or --no-store: one store
+ * for the attempt and its tests) + --json (+ an audit's run directory
+ * inside ours). */
+static char **full_argv(const char *exe, char **args, const struct acc_test *t, const char *outdir,
+			const struct sink_opts *sink)
 {
 	struct argv_list a = { 0 };
 	argv_add(&a, exe);
 	argv_add_all(&a, (const char *const *)args);
+	if (!argv_has(args, "--store") && !argv_has(args, "--no-store")) {
+		if (sink->no_store)
+			argv_add(&a, "--no-store");
+		else if (sink->store)
+			argv_addf(&a, "--store=%s", sink->store);
+	}
 	if (!argv_has(args, "--json"))
 		argv_add(&a, "--json");
 	if (t->cmd == AC_AUDIT && !argv_has(args, "--output-dir")) {
@@ -334,11 +351,26 @@ static char **full_argv(const char *exe, char **args, const struct acc_test *t, 
 	return a.v; /* NULL-terminated: acc_argv_free frees it */
 }
 
+/* An argv as recorded (accept.json, the plan): a URL's password never
+ * (--store postgresql://user:pass@..., an endpoint in the plan's args). */
+static json_t *argv_json(char *const *argv)
+{
+	json_t *av = json_array();
+	for (size_t i = 0; argv[i]; i++) {
+		char *shown = redact_urls(argv[i]);
+		json_array_append_new(av, json_string(shown));
+		free(shown);
+	}
+	return av;
+}
+
 /* A command line to read or paste: "cmax ARGS", or the exact program
- * first when with_exe. */
+ * first when with_exe; URLs without their passwords. */
 static char *join_cmd(char **argv, int with_exe)
 {
-	char *q = argv_join_quoted((const char *const *)argv);
+	char *line = argv_join_quoted((const char *const *)argv);
+	char *q = redact_urls(line);
+	free(line);
 	if (with_exe)
 		return q;
 	char *c = xasprintf("cmax%s%s", *q ? " " : "", q);
@@ -378,7 +410,7 @@ static char *last_line(const char *s, size_t len)
  * evidence cannot be written (the run stops: evidence that is not kept
  * cannot be re-judged). */
 static int run_test(const struct acc_test *t, char **argv, const char *outdir, struct ev_set *s,
-		    struct acc_test_res *res, json_t **run)
+		    struct acc_test_res *res, json_t **run, struct progress *pg)
 {
 	/* the runner's own timeout is the hard stop, a grace after the budget's SIGINT */
 	long hard_ms = (t->duration_s + ACC_GRACE_S) * 1000;
@@ -387,7 +419,9 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	struct cmd_result cr;
 	char dur[32];
 	acc_format_duration(t->duration_s, dur, sizeof dur);
+	progress_hide(pg);
 	fprintf(stderr, "cmax accept: %s: %s (budget %s)\n", ts_str(t->id), ts_str(t->title), dur);
+	progress_show(pg); /* below the line that says which test runs */
 	g_budget = 0;
 	set_alarm(t->duration_s);
 	runner_run((const char *const *)argv, &ro, &cr);
@@ -395,10 +429,7 @@ static int run_test(const struct acc_test *t, char **argv, const char *outdir, s
 	int over = g_budget || cr.outcome == RUN_TIMEOUT;
 	json_t *r = json_object();
 	*run = r;
-	json_t *av = json_array();
-	for (size_t i = 0; argv[i]; i++)
-		json_array_append_new(av, json_string(argv[i]));
-	json_object_set_new(r, "argv", av);
+	json_object_set_new(r, "argv", argv_json(argv));
 	char *desc = cmd_describe(&cr);
 	json_object_set_new(r, "outcome", json_string(desc));
 	json_object_set_new(r, "exit_code", cr.outcome == RUN_EXITED ? json_integer(cr.exit_code) : json_null());
@@ -567,6 +598,19 @@ static int check_only(const struct opts *o, const struct acc_plan *p)
 	return 0;
 }
 
+/* What a run lasts at most: each test to run stops at its budget (the
+ * plan's duration; the runner kills it a grace after). */
+#define ACC_ESTIMATE_BASIS "the sum of the plan's duration (the time budget) of each test that would run; a test " \
+	"that ends sooner takes less"
+static long acc_estimated_s(const struct acc_plan *p, const int *todo)
+{
+	long s = 0;
+	for (size_t i = 0; i < p->ntests; i++)
+		if (todo[i])
+			s += p->tests[i].duration_s;
+	return s;
+}
+
 static void print_dry_run(FILE *f, const struct acc_plan *p, char ***argvs, const int *todo, const char *outdir,
 			  const struct acc_prev *prev, int attempt)
 {
@@ -590,6 +634,10 @@ static void print_dry_run(FILE *f, const struct acc_plan *p, char ***argvs, cons
 			eff ? eff : "", eff ? "\n" : "");
 		free(cmd);
 	}
+	char took[16];
+	long est = acc_estimated_s(p, todo);
+	fprintf(f, "\nEstimated duration: at most %ld s (%s) for %zu test%s: %s.\n", est,
+		progress_fmt_s((double)est, took, sizeof took), n, n == 1 ? "" : "s", ACC_ESTIMATE_BASIS);
 	fprintf(f, "\nNothing was run or written.\n");
 }
 
@@ -611,13 +659,12 @@ static json_t *dry_run_json(const struct acc_plan *p, char ***argvs, const int *
 		json_object_set_new(e, "duration_s", json_integer(t->duration_s));
 		const char *eff = acc_test_effect(t);
 		json_object_set_new(e, "effect", eff ? json_string(eff) : json_null());
-		json_t *av = json_array();
-		for (size_t k = 0; todo[i] && argvs[i][k]; k++)
-			json_array_append_new(av, json_string(argvs[i][k]));
-		json_object_set_new(e, "argv", av);
+		json_object_set_new(e, "argv", todo[i] ? argv_json(argvs[i]) : json_array());
 		json_array_append_new(ts, e);
 	}
 	json_object_set_new(o, "tests", ts);
+	json_object_set_new(o, "estimated_seconds", json_integer(acc_estimated_s(p, todo)));
+	json_object_set_new(o, "estimate_basis", json_string(ACC_ESTIMATE_BASIS));
 	return o;
 }
 
@@ -869,7 +916,7 @@ static int acc_prepare_run(struct accept_cmd *ac)
 			return rc;
 		}
 		acc_test_resolve_reqs(t, a);
-		ac->argvs[i] = full_argv(ac->exe ? ac->exe : "cmax", a, t, ac->outdir);
+		ac->argvs[i] = full_argv(ac->exe ? ac->exe : "cmax", a, t, ac->outdir, &ac->o.sink);
 		ac->cmds[i] = join_cmd(a, 0);
 		acc_argv_free(a);
 	}
@@ -907,6 +954,18 @@ static int acc_execute_run(struct accept_cmd *ac, int *report)
 		return rc;
 	*report = 1; /* from here on, what ran is reported */
 	trap_signals();
+	/* progress on stderr: the budgets are the estimates before a test finished */
+	struct progress pg = { .noun = "test" };
+	double *est = xcalloc(ac->nt + 1, sizeof *est);
+	size_t n = 0;
+	for (size_t i = 0; i < ac->nt; i++)
+		if (ac->todo[i])
+			est[n++] = (double)ac->plan.tests[i].duration_s;
+	progress_begin(&pg, "cmax accept", n, est, 0);
+	free(est);
+	/* the commands' stderr is kept as evidence; their own progress lines
+	 * would only bury the message that matters there */
+	setenv(PROGRESS_ENV, "0", 1);
 	for (size_t i = 0; i < ac->nt; i++) {
 		if (!ac->todo[i])
 			continue;
@@ -914,9 +973,13 @@ static int acc_execute_run(struct accept_cmd *ac, int *report)
 			set_incomplete(&ac->res[i], "not run: accept was interrupted");
 			continue;
 		}
-		if ((rc = run_test(&ac->plan.tests[i], ac->argvs[i], ac->outdir, &ac->ev, &ac->res[i], &ac->runs[i])))
+		progress_case_start(&pg, ac->plan.tests[i].id);
+		rc = run_test(&ac->plan.tests[i], ac->argvs[i], ac->outdir, &ac->ev, &ac->res[i], &ac->runs[i], &pg);
+		progress_case_done(&pg, NULL, ac->res[i].summary ? acc_st_name(ac->res[i].st) : NULL);
+		if (rc)
 			break;
 	}
+	progress_end(&pg);
 	for (size_t i = 0; i < ac->nt; i++)
 		if (ac->todo[i] && !ac->res[i].summary)
 			set_incomplete(&ac->res[i], "not run: the evidence of an earlier test could not be written");
@@ -1000,6 +1063,18 @@ static int acc_exit_code(const struct accept_cmd *ac, int rc)
 	return ac->dec.v == AV_ACCEPTED ? EXIT_OK : EXIT_FINDINGS;
 }
 
+/* The store, --junit and --fail-on (store/sink.h): the document as
+ * written, with where it went (accept.json of the run, else --output-file). */
+static int acc_sink(struct accept_cmd *ac, int rc)
+{
+	char *path = ac->o.from.n ? (ac->o.output_file ? xstrdup(ac->o.output_file) : NULL)
+				  : xasprintf("%s/accept.json", ac->outdir);
+	ac->o.sink.verbose = ac->o.verbose;
+	rc = sink_finish(&ac->o.sink, "accept", ac->doc, ac->wrc ? NULL : path, rc);
+	free(path);
+	return rc;
+}
+
 /* Execute: judge the files given, or run the plan (--dry-run: show it).
  * *report says whether a verdict is to be reported; returns the exit code
  * so far. */
@@ -1037,6 +1112,7 @@ int cmd_accept(int argc, char **argv)
 			} else {
 				acc_render(&ac);
 				rc = acc_exit_code(&ac, rc);
+				rc = acc_sink(&ac, rc);
 			}
 		}
 	}

@@ -23,12 +23,14 @@
 #include "core/datafile.h"
 #include "core/policyfile.h"
 #include "core/privilege.h"
+#include "core/redact.h"
 #include "core/runner.h"
 #include "core/usage.h"
 #include "report/report.h"
 #include "policy/minimums.h"
 #include "xid/catalog.h"
 #include "fleet/fleet.h"
+#include "store/sink.h"
 #include "config.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -80,6 +82,7 @@ struct audit_opts {
 	/* fleet */
 	const char *nodes, *partition, *node_cmd, *kubeconfig, *context, *node_image, *probe_image;
 	long node_timeout_s;
+	struct sink_opts sink;      /* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 #define AO(f) offsetof(struct audit_opts, f)
@@ -131,6 +134,7 @@ const struct opt_def audit_options[] = {
 	  "each tool's", 1, 3600, "s", NULL, 0 },
 	{ "exit-zero", 0, OPT_FLAG, AO(exit_zero), NULL, "exit 0 even when the security profile has FAIL rows", NULL, 0, 0,
 	  NULL, NULL, 0 },
+	OPTION_SINK(struct audit_opts, sink),
 	OPTION_VERBOSE(struct audit_opts, verbose),
 	OPTION_NO_COLOR(struct audit_opts, no_color),
 	OPTION_END,
@@ -806,6 +810,9 @@ static int audit_prepare_inputs(struct audit_cmd *ac)
 			free(rerr);
 			return EXIT_CANTCREAT;
 		}
+		int rc = sink_check(&o->sink, "audit");
+		if (rc >= 0)
+			return rc;
 	}
 	runner_set_budget_ms((o->timeout_s + (o->active ? active_budget_s() : 0)) * 1000);
 	runner_set_tool_timeout_cap_ms((int)o->tool_timeout_s * 1000);
@@ -926,7 +933,10 @@ static void audit_prepare_plan(struct audit_cmd *ac, int argc, char **argv)
 	audit_plan_build(&ac->plan, builtin_registry(), ac->o.profile);
 	if (!ac->fleet)
 		audit_plan_scope(&ac->plan, SCOPE_HOST, 0);
-	ac->cmdline = argv_join_command("cmax audit", argc - 1, argv + 1);
+	/* as recorded (the results' "command", the store): never a URL's password (--store postgresql://u:p@...) */
+	char *line = argv_join_command("cmax audit", argc - 1, argv + 1);
+	ac->cmdline = redact_urls(line);
+	free(line);
 }
 
 static int audit_prepare(struct audit_cmd *ac, int argc, char **argv)
@@ -1187,6 +1197,9 @@ int cmd_audit(int argc, char **argv)
 		audit_write(&ac);
 		audit_render(&ac);
 		rc = audit_exit_code(&ac);
+		ac.o.sink.verbose = ac.o.verbose;
+		/* never a document that broke its own schema: it was not written either */
+		rc = sink_finish(&ac.o.sink, "audit", ac.selfbad ? NULL : ac.results, ac.results_path, rc);
 	}
 	audit_cmd_release(&ac);
 	return rc;

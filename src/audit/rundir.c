@@ -2,44 +2,25 @@
 #include "core/strbuf.h"
 #include "core/clock.h"
 #include "core/outfile.h"
+#include "core/home.h"
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <stdio.h>
 
-/* The base for runs; *private_dir (when asked) gets the $TMPDIR/cmax-<uid>
- * directory when the base is that fallback, which must be checked as ours. */
+/* The base for runs: the cmax home's audit/ (core/home.h); *private_dir
+ * (when asked) gets the $TMPDIR/cmax-<uid> directory when the base is that
+ * fallback, which must be checked as ours. */
 static char *base_path(char **private_dir)
 {
-	if (private_dir)
-		*private_dir = NULL;
-	const char *ch = getenv("CMAX_HOME");
-	if (ch && *ch)
-		return xasprintf("%s/audit", ch);
-	const char *home = getenv("HOME");
-	if (!home || !*home) {
-		struct passwd *pw = getpwuid(getuid());
-		home = pw ? pw->pw_dir : NULL;
-	}
-	/* Never create a home directory: service accounts (slurm, munge,
-	 * nobody) have HOME=/nonexistent, and root could make it exist. */
-	struct stat st;
-	if (!home || stat(home, &st) != 0 || !S_ISDIR(st.st_mode)) {
-		const char *tmp = getenv("TMPDIR");
-		char *priv = xasprintf("%s/cmax-%ld", tmp && *tmp ? tmp : "/tmp", (long)getuid());
-		char *base = xasprintf("%s/audit", priv);
-		if (private_dir)
-			*private_dir = priv;
-		else
-			free(priv);
-		return base;
-	}
-	return xasprintf("%s/.cmax/audit", home);
+	char *home = cmax_home(private_dir);
+	char *base = xasprintf("%s/audit", home);
+	free(home);
+	return base;
 }
 
 char *rundir_base(void)

@@ -13,7 +13,9 @@
 #include <stdio.h>
 #include <jansson.h>
 #include "core/options.h"
+#include "core/progress.h"
 #include "core/result.h"
+#include "store/sink.h"
 
 #define BENCH_SCHEMA "cmax.bench.results/1"
 
@@ -26,6 +28,8 @@ struct bench_opts {
 	int yes, dry_run, json, verbose, no_color, keep;
 	long timeout_s;       /* --timeout, 0 = none */
 	int quick, full;      /* --quick (the default) or --full, not both */
+	int quiet;            /* -q: no progress on stderr */
+	struct sink_opts sink; /* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 struct bench_ops;
@@ -53,6 +57,12 @@ struct bench_run {
 	json_t *hosts;        /* target.hosts: NULL = [host]; the nodes that ran (array) */
 	struct result **rows;
 	size_t nrows, cap;
+	/* The cases of the run (cases.c): progress on stderr, and the rows of
+	 * the text table printed as each case finishes. */
+	struct progress progress;
+	size_t case_row0;     /* rows before the running case */
+	size_t rows_shown;    /* rows the streamed table printed */
+	int streaming;        /* the table head is out: rows follow as cases finish */
 };
 
 /* What the driver does for a benchmark (struct bench_ops.flags). */
@@ -97,6 +107,11 @@ struct bench_ops {
 	int (*run)(struct bench_run *b);
 	/* The text table (before the counts). */
 	void (*table)(FILE *out, const struct bench_run *b);
+	/* Optional, both or neither: the same table as its head and one row at
+	 * a time, so that a text run prints each row as its case finishes
+	 * (bench_case_done); table is then the head and every row. */
+	void (*table_head)(FILE *out, const struct bench_run *b);
+	void (*table_row)(FILE *out, const struct bench_run *b, const struct result *r);
 	/* Optional: frees b->priv and what check/prepare allocated; called
 	 * once whatever the hooks returned. */
 	void (*release)(struct bench_run *b);
@@ -141,6 +156,28 @@ char *bench_command_line(int argc, char **argv);
 int bench_confirm(struct bench_run *b, const char *refusal, const char *prompt);
 /* bench_confirm for WHAT written under --path, then the work directory. */
 int bench_start(struct bench_run *b, const char *what);
+/* The run's cases (cases.c): bench_cases_begin before the loop with their
+ * number and, when known, each one's estimated seconds (NULL or NAN:
+ * unknown); bench_case_start and bench_case_done around each, after its
+ * rows were added. Progress goes to stderr (core/progress.h; -q silences
+ * it); in a text run whose benchmark has table_head/table_row, the table
+ * head is printed at bench_cases_begin and each case's rows at its done.
+ * The driver ends it (bench_cases_end) before the rendering. */
+void bench_cases_begin(struct bench_run *b, size_t n, const double *est_s);
+void bench_case_start(struct bench_run *b, const char *name);
+void bench_case_done(struct bench_run *b);
+void bench_cases_end(struct bench_run *b);
+/* A plan's estimate of the run's length (--dry-run): seconds (NAN: not
+ * known beforehand) and what it rests on, as "estimated_seconds" (null when
+ * unknown) and "estimate_basis" into plan, or as one line of the text plan
+ * ("Estimated duration: 496 s (8m16s): BASIS." / "Estimated duration:
+ * BASIS." when unknown: then the basis says why, "not known beforehand: ..."). */
+void bench_plan_estimate(json_t *plan, double seconds, const char *basis);
+void bench_plan_estimate_text(FILE *out, double seconds, const char *basis);
+/* The text table and its rows the run did not print yet: the whole
+ * table, or the rest of a streamed one. */
+void bench_table_rest(FILE *out, struct bench_run *b);
+
 /* Remove the work directory (no-op with --keep). */
 void bench_cleanup(struct bench_run *b);
 

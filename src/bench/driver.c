@@ -267,33 +267,39 @@ static json_t *results_doc(const struct bench_run *b)
 /* Renders, writes --output-file, cleans up. Returns the exit code. */
 static int bench_finish(struct bench_run *b)
 {
+	bench_cases_end(b); /* the status line goes before the table or the document */
 	bench_cleanup(b);
 	json_t *doc = results_doc(b);
 	int rc = exit_code_for(doc_selfcheck(doc, "bench-results", "bench"));
+	int docbad = rc != EXIT_OK;
+	char *who = xasprintf("bench %s", b->name);
 	if (rc == EXIT_OK && b->o->output_file) {
 		/* a regular file may be replaced; a device, symlink or directory
 		 * anyone can write is refused (report_json_file, core/outfile.h) */
-		char *who = xasprintf("bench %s", b->name);
 		if (report_json_file(b->o->output_file, doc, who))
 			rc = EXIT_CANTCREAT;
-		free(who);
 	}
+	const char *written = rc == EXIT_OK ? b->o->output_file : NULL;
 	if (b->o->json) {
 		if (rc != EXIT_SOFTWARE)
 			report_json(stdout, doc);
 	} else {
-		b->ops->table(stdout, b);
+		bench_table_rest(stdout, b);
 		report_text_counts(stdout, b->rows, b->nrows, 0);
 		if (b->o->verbose)
 			for (size_t i = 0; i < b->nrows; i++)
 				report_text_row(stdout, b->rows[i], b->o->verbose, 0, (int)i + 1);
 	}
-	json_decref(doc);
 	if (bench_interrupted()) {
 		fprintf(stderr, "cmax bench %s: interrupted by %s; results so far are above%s\n", b->name,
 			interrupt_signal_name(interrupt_signal()), b->workdir_removed ? ", work directory removed" : "");
-		return interrupt_exit_code();
+		rc = interrupt_exit_code();
 	}
+	/* the store, --junit and --fail-on; never a document that broke its schema */
+	b->o->sink.verbose = b->o->verbose;
+	rc = sink_finish(&b->o->sink, who, docbad ? NULL : doc, written, rc);
+	free(who);
+	json_decref(doc);
 	return rc;
 }
 
@@ -336,7 +342,15 @@ static int bench_life(const struct bench_ops *ops, struct bench_opts *o, int arg
 	b.o = o;
 	b.argc = argc;
 	b.argv = argv;
-	int rc = ops->check ? ops->check(&b) : 0;
+	int rc = 0;
+	if (!o->dry_run) { /* a plan is not a result: nothing recorded, no --junit */
+		char *who = xasprintf("bench %s", ops->name);
+		rc = sink_check(&o->sink, who);
+		free(who);
+		rc = rc < 0 ? 0 : rc;
+	}
+	if (!rc && ops->check)
+		rc = ops->check(&b);
 	if (!rc)
 		rc = bench_init(&b);
 	if (!rc && ops->prepare)
@@ -349,6 +363,7 @@ static int bench_life(const struct bench_ops *ops, struct bench_opts *o, int arg
 		else
 			bench_cleanup(&b);
 	}
+	bench_cases_end(&b);
 	if (ops->release)
 		ops->release(&b);
 	bench_free(&b);

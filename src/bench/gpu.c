@@ -167,13 +167,22 @@ const char *gpu_proj_name(enum gpu_proj p)
 
 /* ---- output ----------------------------------------------------------------- */
 
-static void table(FILE *out, const struct bench_run *b)
+static void table_head(FILE *out, const struct bench_run *b)
 {
 	fprintf(out, "cmax bench gpu on %s\n", ts_str(b->host));
-	for (size_t i = 0; i < b->nrows; i++) {
-		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.gpu-"), ts_str(r->summary));
-	}
+}
+
+static void table_row(FILE *out, const struct bench_run *b, const struct result *r)
+{
+	(void)b; /* one row needs no more than itself */
+	fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.gpu-"), ts_str(r->summary));
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	table_head(out, b);
+	for (size_t i = 0; i < b->nrows; i++)
+		table_row(out, b, b->rows[i]);
 }
 
 static void plan_text(const struct gopts *o, const struct moe_src *mods, int nmod, const long *tok, int ntok)
@@ -286,6 +295,9 @@ static int gpu_prepare(struct bench_run *b)
 	return 0;
 }
 
+/* The run stops every part at its deadline: the estimate is that bound. */
+#define GPU_ESTIMATE_BASIS "at most --timeout: every part stops at the run's deadline; loading the libraries is not counted"
+
 static int gpu_plan(struct bench_run *b)
 {
 	const struct gopts *o = BENCH_OPTS(b, const struct gopts);
@@ -296,10 +308,12 @@ static int gpu_plan(struct bench_run *b)
 		json_object_set_new(p, "benchmark", json_string("gpu"));
 		json_object_set_new(p, "parameters", json_incref(b->params));
 		json_object_set_new(p, "writes", json_string("nothing"));
+		bench_plan_estimate(p, (double)o->b.timeout_s, GPU_ESTIMATE_BASIS);
 		bench_print_json(p);
 		json_decref(p);
 	} else {
 		plan_text(o, G->mods, G->nmod, G->tok, G->ntok);
+		bench_plan_estimate_text(stdout, (double)o->b.timeout_s, GPU_ESTIMATE_BASIS);
 	}
 	return EXIT_OK;
 }
@@ -351,18 +365,43 @@ static int gpu_run(struct bench_run *b)
 	}
 	bench_install_signals();
 	g->deadline_ms = b->t0_ms + (long)o->b.timeout_s * 1000;
-	if (o->parts & P_COPY)
-		gpu_run_copy(g, G->shapes);
-	if (o->parts & P_GEMV)
-		gpu_run_gemv(g, G->shapes);
+	/* the parts are the cases of the progress; their lengths are the GPU's
+	 * (all of them within --timeout), not known beforehand */
+	int ndt = 0;
 	for (int d = 0; d < GD__COUNT; d++)
-		if ((o->parts & P_MAMF) && (o->dtypes & (1u << d)))
+		ndt += (o->dtypes & (1u << d)) != 0;
+	bench_cases_begin(b, (size_t)((o->parts & P_COPY) != 0) + ((o->parts & P_GEMV) != 0) +
+				     (size_t)((o->parts & P_MAMF) ? ndt : 0) + (size_t)((o->parts & P_MOE) ? G->nmod * 2 * ndt : 0),
+			  NULL);
+	if (o->parts & P_COPY) {
+		bench_case_start(b, "copy");
+		gpu_run_copy(g, G->shapes);
+		bench_case_done(b);
+	}
+	if (o->parts & P_GEMV) {
+		bench_case_start(b, "gemv");
+		gpu_run_gemv(g, G->shapes);
+		bench_case_done(b);
+	}
+	for (int d = 0; d < GD__COUNT; d++)
+		if ((o->parts & P_MAMF) && (o->dtypes & (1u << d))) {
+			char *name = xasprintf("mamf %s", gpu_dtype(d)->name);
+			bench_case_start(b, name);
+			free(name);
 			gpu_run_mamf(g, G->shapes, (enum gpu_dtype)d);
+			bench_case_done(b);
+		}
 	for (int i = 0; i < G->nmod && (o->parts & P_MOE); i++)
 		for (int p = GP_GATE_UP; p <= GP_DOWN; p++)
 			for (int d = 0; d < GD__COUNT; d++)
-				if (o->dtypes & (1u << d))
+				if (o->dtypes & (1u << d)) {
+					char *name = xasprintf("moe %s %s %s", G->mods[i].m.key, gpu_proj_name((enum gpu_proj)p),
+							       gpu_dtype(d)->name);
+					bench_case_start(b, name);
+					free(name);
 					gpu_run_moe(g, &G->mods[i], (enum gpu_proj)p, (enum gpu_dtype)d, G->tok, G->ntok);
+					bench_case_done(b);
+				}
 	gpu_teardown(g);
 	return 0;
 }
@@ -392,5 +431,7 @@ const struct bench_ops bench_gpu_ops = {
 	.plan = gpu_plan,
 	.run = gpu_run,
 	.table = table,
+	.table_head = table_head,
+	.table_row = table_row,
 	.release = gpu_release,
 };

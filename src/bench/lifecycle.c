@@ -606,6 +606,10 @@ static void run_download(struct bench_run *b, const struct lopts *o)
 
 /* ---- plan and table ----------------------------------------------------- */
 
+/* Imports, installs, pulls and downloads take what the storage and the network take. */
+#define LIFECYCLE_ESTIMATE_BASIS "not known beforehand: each step (import, install, pull, download, server start) " \
+	"takes what the storage tier or the network takes"
+
 static json_t *plan_json(const struct bench_run *b, const struct lopts *o)
 {
 	json_t *p = json_object(), *cmds = json_array(), *net = json_array(), *srv = json_array();
@@ -657,6 +661,7 @@ static json_t *plan_json(const struct bench_run *b, const struct lopts *o)
 	json_object_set_new(p, "commands", cmds);
 	json_object_set_new(p, "network", net);
 	json_object_set_new(p, "servers", srv);
+	bench_plan_estimate(p, NAN, LIFECYCLE_ESTIMATE_BASIS);
 	json_object_set_new(p, "cleanup", json_string("the work directory is removed at the end and on SIGINT/SIGTERM; "
 						      "a started server's process group is killed"));
 	(void)b;
@@ -664,13 +669,22 @@ static json_t *plan_json(const struct bench_run *b, const struct lopts *o)
 	return p;
 }
 
-static void table(FILE *out, const struct bench_run *b)
+static void table_head(FILE *out, const struct bench_run *b)
 {
 	fprintf(out, "cmax bench lifecycle on host %s\n", b->host);
-	for (size_t i = 0; i < b->nrows; i++) {
-		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-22s %s\n", status_name(r->status), r->id + strlen("bench.lifecycle-"), ts_str(r->summary));
-	}
+}
+
+static void table_row(FILE *out, const struct bench_run *b, const struct result *r)
+{
+	(void)b; /* one row needs no more than itself */
+	fprintf(out, "%-5s %-22s %s\n", status_name(r->status), r->id + strlen("bench.lifecycle-"), ts_str(r->summary));
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	table_head(out, b);
+	for (size_t i = 0; i < b->nrows; i++)
+		table_row(out, b, b->rows[i]);
 }
 
 /* ---- the hooks (bench.h) ------------------------------------------------ */
@@ -733,6 +747,7 @@ static int lifecycle_plan(struct bench_run *b)
 			printf("  %s\n", json_string_value(e));
 		plan_list(p, "network", "Uses the network", "nothing (opt-in: --pip-package, --pull, --download)");
 		plan_list(p, "servers", "Starts a server", "none (opt-in: --vllm-cmd)");
+		bench_plan_estimate_text(stdout, NAN, LIFECYCLE_ESTIMATE_BASIS);
 	}
 	json_decref(p);
 	return EXIT_OK;
@@ -750,19 +765,36 @@ static int lifecycle_run(struct bench_run *b)
 	if (rc)
 		return rc;
 	json_object_set_new(b->params, "workdir", json_string(b->workdir));
-	for (int i = 0; i < o->ntiers && !bench_interrupted(); i++)
+	/* the steps are the cases of the progress; none has a length known beforehand */
+	bench_cases_begin(b, (size_t)o->ntiers + (o->pip_pkg ? 2 : 0) + (o->pull != NULL) + (o->download != NULL) +
+				     (o->vllm_cmd != NULL), NULL);
+	for (int i = 0; i < o->ntiers && !bench_interrupted(); i++) {
+		char *name = xasprintf("import on %s", o->tiers[i]);
+		bench_case_start(b, name);
+		free(name);
 		run_import(b, o, i);
-	if (o->pip_pkg && !bench_interrupted()) {
-		run_install(b, o, 0);
-		if (!bench_interrupted())
-			run_install(b, o, 1);
+		bench_case_done(b);
 	}
-	if (o->pull && !bench_interrupted())
+	for (int uv = 0; o->pip_pkg && uv < 2 && !bench_interrupted(); uv++) {
+		bench_case_start(b, uv ? "uv install" : "pip install");
+		run_install(b, o, uv);
+		bench_case_done(b);
+	}
+	if (o->pull && !bench_interrupted()) {
+		bench_case_start(b, "pull");
 		run_pull(b, o);
-	if (o->download && !bench_interrupted())
+		bench_case_done(b);
+	}
+	if (o->download && !bench_interrupted()) {
+		bench_case_start(b, "download");
 		run_download(b, o);
-	if (o->vllm_cmd && !bench_interrupted())
+		bench_case_done(b);
+	}
+	if (o->vllm_cmd && !bench_interrupted()) {
+		bench_case_start(b, "vllm");
 		lifecycle_run_vllm(b, o);
+		bench_case_done(b);
+	}
 	return 0;
 }
 
@@ -781,4 +813,6 @@ const struct bench_ops bench_lifecycle_ops = {
 	.plan = lifecycle_plan,
 	.run = lifecycle_run,
 	.table = table,
+	.table_head = table_head,
+	.table_row = table_row,
 };

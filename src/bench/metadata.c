@@ -596,12 +596,23 @@ static void run_alloc(struct bench_run *b, const struct mopts *o)
 	}
 }
 
-static void table(FILE *out, const struct bench_run *b)
+static void table_head(FILE *out, const struct bench_run *b)
 {
 	fprintf(out, "cmax bench metadata on %s (%s, host %s)\n", ts_str(b->o->path), ts_str(b->fstype), ts_str(b->host));
+}
+
+static void table_row(FILE *out, const struct bench_run *b, const struct result *r)
+{
+	(void)b; /* one row needs no more than itself */
+	fprintf(out, "%-5s %-34s %s\n", status_name(r->status), r->id + strlen("bench.metadata-"),
+		ts_str(r->summary ? r->summary : ""));
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	table_head(out, b);
 	for (size_t i = 0; i < b->nrows; i++)
-		fprintf(out, "%-5s %-34s %s\n", status_name(b->rows[i]->status), b->rows[i]->id + strlen("bench.metadata-"),
-			ts_str(b->rows[i]->summary ? b->rows[i]->summary : ""));
+		table_row(out, b, b->rows[i]);
 }
 
 /* ---- the hooks (bench.h) ------------------------------------------------ */
@@ -653,6 +664,10 @@ static int metadata_prepare(struct bench_run *b)
 	return 0;
 }
 
+/* Counts of files and lock rounds, not durations: each takes what the file system takes. */
+#define META_ESTIMATE_BASIS "not known beforehand: the steps do a fixed number of file operations (--files, " \
+	"--lock-iterations) at the file system's speed"
+
 static json_t *plan_json(const struct bench_run *b, const struct mopts *o, const struct metadata_run *m)
 {
 	json_t *p = json_object();
@@ -673,6 +688,7 @@ static json_t *plan_json(const struct bench_run *b, const struct mopts *o, const
 		free(c);
 	}
 	json_object_set_new(p, "commands", cmds);
+	bench_plan_estimate(p, NAN, META_ESTIMATE_BASIS);
 	return p;
 }
 
@@ -691,6 +707,7 @@ static void plan_text(const struct bench_run *b, const struct mopts *o, const st
 		printf("Two-node locks: skipped (%s).\n", m->why ? m->why : "not in a Slurm allocation with 2+ nodes");
 	}
 	printf("N%s: %s\n", m->sp.reason + 1, !m->sp.fits ? "would NOT start (exit 73)" : "would start");
+	bench_plan_estimate_text(stdout, NAN, META_ESTIMATE_BASIS);
 }
 
 static int metadata_plan(struct bench_run *b)
@@ -722,23 +739,27 @@ static int metadata_run(struct bench_run *b)
 	if (rc)
 		return rc;
 	json_object_set_new(b->params, "workdir", json_string(b->workdir));
-	run_rates(b, o);
-	if (!bench_interrupted())
-		run_import(b, o);
-	if (!bench_interrupted())
-		run_mkdir(b, o);
-	if (!bench_interrupted())
-		run_lock(b, o, &meta_flock_ops);
-	if (!bench_interrupted())
-		run_lock(b, o, &meta_fcntl_ops);
-	if (!bench_interrupted())
-		metadata_run_lock_nodes(b, o, &m->S, m->why, &meta_flock_ops);
-	if (!bench_interrupted())
-		metadata_run_lock_nodes(b, o, &m->S, m->why, &meta_fcntl_ops);
-	if (!bench_interrupted())
-		run_names(b);
-	if (!bench_interrupted())
-		run_alloc(b, o);
+	/* the steps are the cases of the progress; their lengths are the file
+	 * system's, not known beforehand */
+	static const char *const steps[] = { "rates", "import-probe", "mkdir-race", "flock", "fcntl", "flock-nodes",
+					     "fcntl-nodes", "names", "alloc-write" };
+	size_t n = sizeof steps / sizeof *steps;
+	bench_cases_begin(b, n, NULL);
+	for (size_t i = 0; i < n && (i == 0 || !bench_interrupted()); i++) {
+		bench_case_start(b, steps[i]);
+		switch (i) {
+		case 0: run_rates(b, o); break;
+		case 1: run_import(b, o); break;
+		case 2: run_mkdir(b, o); break;
+		case 3: run_lock(b, o, &meta_flock_ops); break;
+		case 4: run_lock(b, o, &meta_fcntl_ops); break;
+		case 5: metadata_run_lock_nodes(b, o, &m->S, m->why, &meta_flock_ops); break;
+		case 6: metadata_run_lock_nodes(b, o, &m->S, m->why, &meta_fcntl_ops); break;
+		case 7: run_names(b); break;
+		default: run_alloc(b, o); break;
+		}
+		bench_case_done(b);
+	}
 	return 0;
 }
 
@@ -769,5 +790,7 @@ const struct bench_ops bench_metadata_ops = {
 	.plan = metadata_plan,
 	.run = metadata_run,
 	.table = table,
+	.table_head = table_head,
+	.table_row = table_row,
 	.release = metadata_release,
 };

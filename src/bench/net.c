@@ -234,13 +234,22 @@ json_t *net_jnum(double v, double scale)
 
 /* ---- table, main ---------------------------------------------------------- */
 
-static void table(FILE *out, const struct bench_run *b)
+static void table_head(FILE *out, const struct bench_run *b)
 {
 	fprintf(out, "cmax bench net (host %s)\n", ts_str(b->host));
-	for (size_t i = 0; i < b->nrows; i++) {
-		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.net-"), ts_str(r->summary));
-	}
+}
+
+static void table_row(FILE *out, const struct bench_run *b, const struct result *r)
+{
+	(void)b; /* one row needs no more than itself */
+	fprintf(out, "%-5s %-40s %s\n", status_name(r->status), r->id + strlen("bench.net-"), ts_str(r->summary));
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	table_head(out, b);
+	for (size_t i = 0; i < b->nrows; i++)
+		table_row(out, b, b->rows[i]);
 }
 
 /* ---- the hooks (bench.h) ------------------------------------------------ */
@@ -367,6 +376,10 @@ static int net_plan(struct bench_run *b)
 		printf("  ib_write_bw / ib_read_bw per active HCA\n");
 	if (o->frontend)
 		printf("  front-end probes between %s\n", o->frontend);
+	char *basis = xasprintf("not known beforehand: nccl-tests runs as long as the fabric takes, each run at most "
+				"--run-timeout %ld s", o->run_timeout_s);
+	bench_plan_estimate_text(stdout, NAN, basis);
+	free(basis);
 	return EXIT_OK;
 }
 
@@ -376,8 +389,12 @@ static void run_collectives(struct bench_run *b, const struct nopts *o, const st
 		struct scale_pt pt[32];
 		int npt = 0;
 		for (int s = 0; s < n->nsz && !bench_interrupted(); s++) {
+			char *name = xasprintf("%s on %d node%s", n->found[i], n->sizes[s], n->sizes[s] == 1 ? "" : "s");
+			bench_case_start(b, name);
+			free(name);
 			pt[npt].nodes = n->sizes[s];
 			pt[npt++].busbw = net_run_nccl(b, o, &n->L, &n->hn, n->found[i], n->sizes[s]);
+			bench_case_done(b);
 		}
 		if (o->scaling && !bench_interrupted()) {
 			char coll[64];
@@ -404,15 +421,24 @@ static int net_run(struct bench_run *b)
 		if (rc)
 			return rc;
 	}
+	/* the cases: each nccl-tests run, perftest, the front-end probes; how
+	 * long each takes is nccl-tests' and the fabric's, not known before */
+	bench_cases_begin(b, (size_t)(n->nf * n->nsz) + (o->perftest != 0) + (o->frontend != NULL), NULL);
 	run_collectives(b, o, n);
 	/* perftest has no reduced variant: its rows are the method's measurement;
 	 * the front-end probe keeps --quick/--full (its seconds per pair) */
 	b->mode = "full";
-	if (o->perftest && !bench_interrupted())
+	if (o->perftest && !bench_interrupted()) {
+		bench_case_start(b, "perftest");
 		net_run_perftest(b, o, n->hn.ports, n->hn.np);
+		bench_case_done(b);
+	}
 	b->mode = base_mode;
-	if (o->frontend && !bench_interrupted())
+	if (o->frontend && !bench_interrupted()) {
+		bench_case_start(b, "frontend");
 		net_run_frontend(b, o);
+		bench_case_done(b);
+	}
 	return 0;
 }
 
@@ -443,5 +469,7 @@ const struct bench_ops bench_net_ops = {
 	.plan = net_plan,
 	.run = net_run,
 	.table = table,
+	.table_head = table_head,
+	.table_row = table_row,
 	.release = net_release,
 };

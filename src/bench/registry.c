@@ -37,8 +37,11 @@ static const struct opt_def bench_common_opts[] = {
 	  .help = "overall budget for external commands (90, 90s, 5m, 1h)", .min = 1, .max = 7 * 86400, .units = "s" },
 	{ .name = "keep", .type = OPT_FLAG, .offset = offsetof(struct bench_opts, keep),
 	  .help = "keep the work directory (debugging)" },
+	OPTION_SINK(struct bench_opts, sink),
 	OPTION_NO_COLOR(struct bench_opts, no_color),
 	OPTION_VERBOSE(struct bench_opts, verbose),
+	{ .name = "quiet", .short_name = 'q', .type = OPT_FLAG, .offset = offsetof(struct bench_opts, quiet),
+	  .help = "no progress on stderr (case N/M, elapsed, ETA)" },
 	OPTION_END
 };
 
@@ -83,6 +86,8 @@ int bench_table_validate(const struct bench_ops *const *t, size_t n, const char 
 		if (!o->usage || !o->plan || !o->run || !o->table || o->opts_size < sizeof(struct bench_opts))
 			return -1;
 		if (o->flags & ~known)
+			return -1;
+		if (!o->table_head != !o->table_row) /* a streamed table needs both */
 			return -1;
 		/* a work directory needs a local file system; a URL target is set by check */
 		if ((o->flags & BENCH_NO_FS) && (o->flags & (BENCH_NEEDS_PATH | BENCH_WRITES | BENCH_REMOTE)))

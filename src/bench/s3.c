@@ -130,6 +130,21 @@ static double bytes_planned(const struct s3opts *o)
 	return (double)o->small_objects * (double)o->small_size + (double)o->large_objects * (double)o->large_size;
 }
 
+/* How long the run lasts, as far as the options say (bench_plan_estimate):
+ * an endurance phase lasts its minutes; the other phases move a number of
+ * objects as fast as the endpoint answers. basis is malloc'd. */
+static double plan_estimate(const struct s3opts *o, char **basis)
+{
+	if (o->endurance) {
+		*basis = xasprintf("the endurance phase lasts --endurance-minutes %.1f; the preflight and the clean-up "
+				   "are not counted", o->endurance_min);
+		return o->endurance_min * 60;
+	}
+	*basis = xasprintf("not known beforehand: the phases move %lld small and %lld large objects as fast as the "
+			   "endpoint answers", o->small_objects, o->large_objects);
+	return NAN;
+}
+
 static json_t *plan_json(const struct s3b *s, const char *cred_source)
 {
 	const struct s3opts *o = s->o;
@@ -177,16 +192,29 @@ static json_t *plan_json(const struct s3b *s, const char *cred_source)
 	json_array_append_new(steps, json_string("cleanup: list the prefix and delete what is left, abort an unfinished multipart upload"));
 	json_object_set_new(p, "steps", steps);
 	json_object_set_new(p, "cleanup", json_string("everything under the prefix is deleted at the end and on SIGINT/SIGTERM"));
+	char *basis;
+	double est = plan_estimate(o, &basis);
+	bench_plan_estimate(p, est, basis);
+	free(basis);
 	return p;
+}
+
+static void table_head(FILE *out, const struct bench_run *b)
+{
+	fprintf(out, "cmax bench s3 on %s (host %s)\n", ts_str(b->o->path), ts_str(b->host));
+}
+
+static void table_row(FILE *out, const struct bench_run *b, const struct result *r)
+{
+	(void)b; /* one row needs no more than itself */
+	fprintf(out, "%-5s %-16s %s\n", status_name(r->status), r->id + strlen("bench.s3-"), ts_str(r->summary));
 }
 
 static void table(FILE *out, const struct bench_run *b)
 {
-	fprintf(out, "cmax bench s3 on %s (host %s)\n", ts_str(b->o->path), ts_str(b->host));
-	for (size_t i = 0; i < b->nrows; i++) {
-		const struct result *r = b->rows[i];
-		fprintf(out, "%-5s %-16s %s\n", status_name(r->status), r->id + strlen("bench.s3-"), ts_str(r->summary));
-	}
+	table_head(out, b);
+	for (size_t i = 0; i < b->nrows; i++)
+		table_row(out, b, b->rows[i]);
 }
 
 static char *make_prefix(const char *host)
@@ -336,27 +364,51 @@ static int s3b_plan(struct bench_run *b)
 		json_array_foreach(json_object_get(p, "steps"), i, e)
 			printf("  %s\n", json_string_value(e));
 		printf("Everything under the prefix is deleted at the end (also on Ctrl-C).\n");
+		char *basis;
+		double est = plan_estimate(s->o, &basis);
+		bench_plan_estimate_text(stdout, est, basis);
+		free(basis);
 	}
 	json_decref(p);
 	return EXIT_OK;
 }
 
+/* The phases are the cases of the progress (bench_cases_begin): only the
+ * endurance phase's length is known beforehand (--endurance-minutes). */
 static void run_workload(struct s3b *s)
 {
 	const struct s3opts *o = s->o;
+	struct bench_run *b = s->b;
 	if (o->endurance) {
+		double est[2] = { o->endurance_min * 60, NAN }; /* then the clean-up */
+		bench_cases_begin(b, 2, est);
+		bench_case_start(b, "endurance");
 		s3b_run_endurance(s);
+		bench_case_done(b);
 		return;
 	}
+	bench_cases_begin(b, 7, NULL); /* six phases, then the clean-up */
+	bench_case_start(b, "large-put");
 	s3b_run_large_put(s);
+	bench_case_done(b);
+	bench_case_start(b, "large-get");
 	s3b_run_large_get(s);
+	bench_case_done(b);
+	bench_case_start(b, "small-put");
 	s3b_run_small(s, "PUT", "bench.s3-small-put", "small-object PUT rate at a concurrency", "small_put",
 		  s3b_make_small_put, s3b_small_put_done, o->small_objects);
+	bench_case_done(b);
+	bench_case_start(b, "small-get");
 	s3b_run_small(s, "GET", "bench.s3-small-get", "small-object GET rate and time to first byte at a concurrency",
 		  "small_get", s3b_make_small_get, NULL, s->nsmall);
+	bench_case_done(b);
+	bench_case_start(b, "list");
 	s3b_run_list(s);
+	bench_case_done(b);
+	bench_case_start(b, "small-delete");
 	s3b_run_small(s, "DELETE", "bench.s3-small-delete", "small-object DELETE rate at a concurrency", "delete",
 		  s3b_make_small_delete, NULL, s->nsmall);
+	bench_case_done(b);
 }
 
 static int s3b_run(struct bench_run *b)
@@ -379,6 +431,7 @@ static int s3b_run(struct bench_run *b)
 	if ((rc = s3b_preflight(s)) != 0)
 		return rc;
 	run_workload(s);
+	bench_case_start(b, "cleanup");
 	if (s->down) {
 		struct result *r = bench_row(b, "bench.s3-cleanup", "objects under the run's prefix removed");
 		r_error(r, "not attempted: the endpoint stopped answering during %s (%s); objects may remain under s3://%s/%s",
@@ -387,6 +440,7 @@ static int s3b_run(struct bench_run *b)
 	} else {
 		s3b_run_cleanup(s);
 	}
+	bench_case_done(b);
 	return 0;
 }
 
@@ -416,5 +470,7 @@ const struct bench_ops bench_s3_ops = {
 	.plan = s3b_plan,
 	.run = s3b_run,
 	.table = table,
+	.table_head = table_head,
+	.table_row = table_row,
 	.release = s3b_release,
 };

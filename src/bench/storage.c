@@ -19,6 +19,7 @@
 #include "core/exitcodes.h"
 #include "core/options.h"
 #include "core/numparse.h"
+#include "core/progress.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "core/termsafe.h"
@@ -154,6 +155,77 @@ static int selected(const struct sopts *o, const struct kind *k)
 	return !o->only || strstr(k->id, o->only);
 }
 
+/* How long fio is told to run a case: a random case is time based,
+ * --ramp_time then --runtime; a sequential one ends at the end of its file
+ * or at --runtime, whichever comes first, so --runtime is its bound. */
+static double case_estimate_s(const struct sopts *o, const struct kind *k)
+{
+	return k->random ? (double)(o->runtime_s + o->ramp_s) : (double)o->runtime_s;
+}
+
+/* The run's cases in the order storage_run runs them: their number, and
+ * each one's name (malloc'd, "seq-read-1m-buffered-c2") and estimate when
+ * names / est are not NULL. */
+static size_t case_list(const struct sopts *o, const int *cc, int ncc, char **names, double *est)
+{
+	size_t n = 0;
+	int iv, np;
+	storage_endurance_shape(o, &iv, &np);
+	for (int i = 0; i < ncc; i++)
+		for (size_t k = 0; k < (o->endurance ? 2 : NKINDS); k++) {
+			if (!o->endurance && !selected(o, &kinds[k]))
+				continue;
+			if (names)
+				names[n] = o->endurance ? xasprintf("endurance-%s-c%d", k ? "rand-mixed" : "seq-mixed", cc[i]) :
+					xasprintf("%s-%c%d", kinds[k].id, o->nodes_mode ? 'n' : 'c', cc[i]);
+			if (est)
+				est[n] = o->endurance ? (double)iv * np : case_estimate_s(o, &kinds[k]);
+			n++;
+		}
+	return n;
+}
+
+/* What the estimate rests on, for the plan (malloc'd). */
+static char *estimate_basis(const struct sopts *o)
+{
+	int iv, np;
+	storage_endurance_shape(o, &iv, &np);
+	if (o->endurance)
+		return xasprintf("%d intervals of %d s per endurance phase (fio --runtime=%d each), 2 phases per client count; "
+				 "fio's start-up not counted", np, iv, iv);
+	if (o->ramp_s > 0)
+		return xasprintf("runtime %lld s + ramp %d s per random case (time based), at most runtime %lld s per "
+				 "sequential case (it ends at the end of its file or at --runtime); fio's start-up and "
+				 "file layout not counted", o->runtime_s, o->ramp_s, o->runtime_s);
+	return xasprintf("runtime %lld s per random case (time based), at most runtime %lld s per sequential case "
+			 "(it ends at the end of its file or at --runtime); fio's start-up and file layout not counted",
+			 o->runtime_s, o->runtime_s);
+}
+
+static void plan_estimates(json_t *p, const struct sopts *o, const int *cc, int ncc)
+{
+	size_t n = case_list(o, cc, ncc, NULL, NULL);
+	char **names = xcalloc(n + 1, sizeof *names);
+	double *est = xcalloc(n + 1, sizeof *est), total = 0;
+	case_list(o, cc, ncc, names, est);
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *e = json_object();
+		json_object_set_new(e, "case", json_string(names[i]));
+		json_object_set_new(e, "estimated_seconds", json_integer((json_int_t)est[i]));
+		json_array_append_new(a, e);
+		total += est[i];
+		free(names[i]);
+	}
+	char *basis = estimate_basis(o);
+	json_object_set_new(p, "estimated_seconds", json_integer((json_int_t)total));
+	json_object_set_new(p, "estimate_basis", json_string(basis));
+	json_object_set_new(p, "cases", a);
+	free(basis);
+	free(names);
+	free(est);
+}
+
 static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const struct bench_slurm *S, const int *cc,
 			 int ncc, const struct bench_space *sp)
 {
@@ -209,6 +281,7 @@ static json_t *plan_json(const struct bench_run *b, const struct sopts *o, const
 		}
 	}
 	json_object_set_new(p, "commands", cmds);
+	plan_estimates(p, o, cc, ncc);
 	if (o->nodes_mode)
 		json_object_set_new(p, "multi_prog", mp);
 	else
@@ -227,7 +300,7 @@ static const char *lat_cell(const json_t *l, const char *key, char *buf, size_t 
 	return bench_fmt_ms(json_is_number(v) ? json_number_value(v) : NAN, buf, n);
 }
 
-static void table(FILE *out, const struct bench_run *b)
+static void table_head(FILE *out, const struct bench_run *b)
 {
 	if (b->harness && !strcmp(b->harness, "slurm"))
 		fprintf(out, "cmax bench storage on %s (%s, across nodes through srun from host %s)\n", ts_str(b->o->path),
@@ -235,27 +308,36 @@ static void table(FILE *out, const struct bench_run *b)
 	else
 		fprintf(out, "cmax bench storage on %s (%s, host %s)\n", ts_str(b->o->path), ts_str(b->fstype), ts_str(b->host));
 	fprintf(out, "%-5s %-34s %9s %9s %8s %8s %8s\n", "", "case", "MB/s", "IOPS", "p50", "p99", "p99.9");
-	for (size_t i = 0; i < b->nrows; i++) {
-		const struct result *r = b->rows[i];
-		const char *id = r->id + strlen("bench.storage-");
-		json_t *ob = r->observed;
-		json_t *l = json_object_get(ob, "clat_ns");
-		if (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL) {
-			if (json_object_get(ob, "intervals")) {
-				fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, ts_str(r->summary));
-				continue;
-			}
-			char a[16], c[16], d[16];
-			json_t *bw = json_object_get(ob, "bw_bytes_per_s");
-			fprintf(out, "%-5s %-34s %9.1f %9.0f %8s %8s %8s%s%s\n", status_name(r->status), id,
-				json_is_number(bw) ? json_number_value(bw) / 1e6 : 0.0,
-				json_number_value(json_object_get(ob, "iops")),
-				lat_cell(l, "p50", a, sizeof a), lat_cell(l, "p99", c, sizeof c), lat_cell(l, "p99.9", d, sizeof d),
-				r->status != ST_PASS ? "  " : "", r->status != ST_PASS ? ts_str(strstr(r->summary, "; ") ? strstr(r->summary, "; ") + 2 : "") : "");
-		} else {
+}
+
+static void table_row(FILE *out, const struct bench_run *b, const struct result *r)
+{
+	(void)b; /* one row needs no more than itself */
+	const char *id = r->id + strlen("bench.storage-");
+	json_t *ob = r->observed;
+	json_t *l = json_object_get(ob, "clat_ns");
+	if (r->status == ST_PASS || r->status == ST_WARN || r->status == ST_FAIL) {
+		if (json_object_get(ob, "intervals")) {
 			fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, ts_str(r->summary));
+			return;
 		}
+		char a[16], c[16], d[16];
+		json_t *bw = json_object_get(ob, "bw_bytes_per_s");
+		fprintf(out, "%-5s %-34s %9.1f %9.0f %8s %8s %8s%s%s\n", status_name(r->status), id,
+			json_is_number(bw) ? json_number_value(bw) / 1e6 : 0.0,
+			json_number_value(json_object_get(ob, "iops")),
+			lat_cell(l, "p50", a, sizeof a), lat_cell(l, "p99", c, sizeof c), lat_cell(l, "p99.9", d, sizeof d),
+			r->status != ST_PASS ? "  " : "", r->status != ST_PASS ? ts_str(strstr(r->summary, "; ") ? strstr(r->summary, "; ") + 2 : "") : "");
+	} else {
+		fprintf(out, "%-5s %-34s %s\n", status_name(r->status), id, ts_str(r->summary));
 	}
+}
+
+static void table(FILE *out, const struct bench_run *b)
+{
+	table_head(out, b);
+	for (size_t i = 0; i < b->nrows; i++)
+		table_row(out, b, b->rows[i]);
 }
 
 /* ---- the hooks (bench.h) ------------------------------------------------ */
@@ -343,6 +425,11 @@ static void plan_text(const struct bench_run *b, const struct sopts *o, const st
 			printf("    with %s: %s\n", conf + 1, json_string_value(line));
 	}
 	printf("Then remove the directory (also on Ctrl-C%s).\n", o->nodes_mode ? ", after cancelling the step" : "");
+	char took[16];
+	json_int_t est = json_integer_value(json_object_get(p, "estimated_seconds"));
+	printf("Estimated duration: %lld s (%s) for %zu cases: %s.\n", (long long)est,
+	       progress_fmt_s((double)est, took, sizeof took), json_array_size(json_object_get(p, "cases")),
+	       json_string_value(json_object_get(p, "estimate_basis")));
 	printf("N%s: %s\n", st->sp.reason + 1, !st->sp.fits ? "would NOT start (exit 73)" : "would start");
 }
 
@@ -359,6 +446,34 @@ static int storage_plan(struct bench_run *b)
 	if (!st->sp.fits)
 		fprintf(stderr, "cmax bench storage: %s; a run would be refused\n", st->sp.reason);
 	return st->sp.fits ? EXIT_OK : EXIT_CANTCREAT;
+}
+
+/* Every case in case_list's order, each one's progress and row as it finishes. */
+static void run_cases(struct bench_run *b, const struct sopts *o, struct storage_run *st)
+{
+	size_t n = case_list(o, st->cc, st->ncc, NULL, NULL), c = 0;
+	char **names = xcalloc(n + 1, sizeof *names);
+	double *est = xcalloc(n + 1, sizeof *est);
+	case_list(o, st->cc, st->ncc, names, est);
+	bench_cases_begin(b, n, est);
+	for (int i = 0; i < st->ncc && !bench_interrupted(); i++) {
+		for (size_t k = 0; k < (o->endurance ? 2 : NKINDS) && !bench_interrupted(); k++) {
+			if (!o->endurance && !selected(o, &kinds[k]))
+				continue;
+			bench_case_start(b, names[c++]);
+			if (o->endurance)
+				storage_run_endurance(b, o, st->cc[i], k == 0);
+			else if (o->nodes_mode)
+				storage_run_case_nodes(b, o, &st->S, &kinds[k], st->cc[i]);
+			else
+				storage_run_case(b, o, &kinds[k], st->cc[i]);
+			bench_case_done(b);
+		}
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(est);
 }
 
 static int storage_run(struct bench_run *b)
@@ -401,22 +516,7 @@ static int storage_run(struct bench_run *b)
 		}
 		free(sd);
 	}
-	for (int i = 0; i < st->ncc && !bench_interrupted(); i++) {
-		if (o->endurance) {
-			storage_run_endurance(b, o, st->cc[i], 1);
-			if (!bench_interrupted())
-				storage_run_endurance(b, o, st->cc[i], 0);
-			continue;
-		}
-		for (size_t k = 0; k < NKINDS && !bench_interrupted(); k++) {
-			if (!selected(o, &kinds[k]))
-				continue;
-			if (o->nodes_mode)
-				storage_run_case_nodes(b, o, &st->S, &kinds[k], st->cc[i]);
-			else
-				storage_run_case(b, o, &kinds[k], st->cc[i]);
-		}
-	}
+	run_cases(b, o, st);
 	return 0;
 }
 
@@ -444,5 +544,7 @@ const struct bench_ops bench_storage_ops = {
 	.plan = storage_plan,
 	.run = storage_run,
 	.table = table,
+	.table_head = table_head,
+	.table_row = table_row,
 	.release = storage_release,
 };

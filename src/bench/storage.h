@@ -57,6 +57,8 @@ void storage_case_params(json_t *ob, const struct sopts *o, const struct kind *k
 void storage_dir_figures(json_t *ob, const struct fio_dir *d);
 void storage_clat_text(const struct fio_dir *d, struct clat_text *t);
 int storage_run_case(struct bench_run *b, const struct sopts *o, const struct kind *k, int clients);
+/* An endurance phase: n consecutive fio runs of interval_s each. */
+void storage_endurance_shape(const struct sopts *o, int *interval_s, int *n);
 void storage_run_endurance(struct bench_run *b, const struct sopts *o, int clients, int seq);
 void storage_build_srun(struct argv_list *v, char **conf_line, const struct sopts *o, const struct bench_slurm *S,
 			const char *dir, const struct kind *k, int nodes);

@@ -258,6 +258,20 @@ struct interval {
 	double bw, iops, p99, p999;
 };
 
+void storage_endurance_shape(const struct sopts *o, int *interval_s, int *n)
+{
+	double phase_s = o->endurance_min * 60;
+	int iv = (int)lround(phase_s / 15);
+	if (iv < 1)
+		iv = 1;
+	if (iv > 30)
+		iv = 30;
+	*interval_s = iv;
+	*n = (int)lround(phase_s / iv);
+	if (*n < 2)
+		*n = 2;
+}
+
 void storage_run_endurance(struct bench_run *b, const struct sopts *o, int clients, int seq)
 {
 	const char *pid = seq ? "seq-mixed" : "rand-mixed";
@@ -268,14 +282,8 @@ void storage_run_endurance(struct bench_run *b, const struct sopts *o, int clien
 	free(id);
 	free(title);
 	double phase_s = o->endurance_min * 60;
-	int iv = (int)lround(phase_s / 15);
-	if (iv < 1)
-		iv = 1;
-	if (iv > 30)
-		iv = 30;
-	int n = (int)lround(phase_s / iv);
-	if (n < 2)
-		n = 2;
+	int iv, n;
+	storage_endurance_shape(o, &iv, &n);
 	struct interval *v = xcalloc((size_t)n, sizeof *v);
 	int direct = 1, got = 0;
 	char *last_cmd = NULL, *fail = NULL;

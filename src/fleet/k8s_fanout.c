@@ -33,6 +33,7 @@
 #include "core/argv.h"
 #include "core/interrupt.h"
 #include "core/outfile.h"
+#include "core/progress.h"
 #include "core/runid.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
@@ -304,6 +305,7 @@ struct pn {
 	char *pod;
 	enum k8s_pod_verdict v;
 	int seen;                  /* the pod showed up in a `get pods` */
+	int reported;              /* its end is on the progress (stderr) */
 	char *reason;
 };
 
@@ -642,8 +644,22 @@ static int k8s_setup(struct k8s_run *r)
 	return 0;
 }
 
+/* The pods that stopped waiting since the last poll, on the progress. */
+static void report_ended(struct k8s_run *r, struct progress *pg)
+{
+	static const char *const said[] = { "waiting", "succeeded", "failed", "stuck" };
+	for (size_t i = 0; i < r->nn; i++) {
+		struct pn *p = &r->pn[i];
+		if (p->reported || !p->seen || p->v == POD_WAITING)
+			continue;
+		p->reported = 1;
+		progress_case_done(pg, p->node, (size_t)p->v < sizeof said / sizeof *said ? said[p->v] : "ended");
+	}
+}
+
 /* Create the pods, then poll until none is waiting, the deadline, the
- * run's budget or a signal. */
+ * run's budget or a signal; the pods run at once, so the progress on
+ * stderr counts the ones that ended (PROGRESS_PARALLEL: no ETA). */
 static void k8s_create_and_wait(struct k8s_run *r)
 {
 	r->created = 1;
@@ -652,12 +668,16 @@ static void k8s_create_and_wait(struct k8s_run *r)
 
 	/* Wait: each pod's own budget plus time to pull the image and start. */
 	long deadline = clock_mono_ms() + (r->per + start_slack_s(r->per)) * 1000;
+	struct progress pg = { .noun = "node" };
+	progress_begin(&pg, "cmax audit", r->nn, NULL, PROGRESS_PARALLEL);
 	while (!k8s_stop) {
 		size_t waiting = poll_pods(&r->k, r->run_id, r->pn, r->nn, &r->last_poll, &r->poll_err);
+		report_ended(r, &pg);
 		if (!waiting || k8s_stop || clock_mono_ms() >= deadline || runner_budget_exhausted())
 			break;
 		nap(POLL_MS);
 	}
+	progress_end(&pg);
 	for (size_t i = 0; i < r->nn; i++) {
 		struct pn *p = &r->pn[i];
 		if (p->seen)

@@ -45,6 +45,29 @@ static void counts(struct strbuf *sb, json_t *obj, const char *name, const char 
 	}
 }
 
+/* The failing component behind cmax_health_unhealthy, for a dashboard or
+ * an alert to name: the event (Xid: a GPU, SXid: an NVSwitch) of each thing
+ * the state holds that keeps the node out or unhealthy.  Unlike the fixed
+ * label sets, a cause that is not there has no series: the codes are open. */
+static void unhealthy_causes(struct strbuf *sb, json_t *entry)
+{
+	static const char *const causes[] = { "drained", "outstanding", "pending" };
+	head(sb, "cmax_health_unhealthy_cause", "gauge",
+	     "1 for each thing that keeps the node unhealthy (cmax's drain in place, a report-only event "
+	     "not cleared, a node action retried), with the Xid or SXid code behind it.");
+	for (size_t i = 0; i < sizeof(causes) / sizeof(causes[0]); i++) {
+		json_t *c = json_object_get(entry, causes[i]);
+		json_t *code = json_object_get(c, "code");
+		if (!json_is_object(c))
+			continue;
+		sb_addf(sb, "cmax_health_unhealthy_cause{cause=\"%s\",kind=\"%s\",code=\"", causes[i],
+			json_is_true(json_object_get(c, "sxid")) ? "SXid" : "Xid");
+		if (json_is_integer(code))	/* a state written by hand may lack it: the label is then empty */
+			sb_addf(sb, "%lld", (long long)json_integer_value(code));
+		sb_adds(sb, "\"} 1\n");
+	}
+}
+
 char *health_metrics_text(json_t *entry, const char *node, const char *source)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -92,6 +115,7 @@ char *health_metrics_text(json_t *entry, const char *node, const char *source)
 	     "1 while the node needs an action cmax has not seen undone: a new or outstanding event "
 	     "needing reset_gpu or stronger, cmax's own drain in place, or a pending node action.");
 	sb_addf(&sb, "cmax_health_unhealthy %d\n", json_is_true(json_object_get(entry, "unhealthy")));
+	unhealthy_causes(&sb, entry);
 	head(&sb, "cmax_health_report_only", "gauge",
 	     "1 when the last pass ran in --report-only mode (no scheduler command run).");
 	sb_addf(&sb, "cmax_health_report_only %d\n",

@@ -19,6 +19,7 @@
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
 #include "report/report.h"
+#include "store/sink.h"
 #include "core/termsafe.h"
 #include "core/usage.h"
 #include "core/sysroot.h"
@@ -42,6 +43,7 @@ struct iopts {
 	long timeout_s, expect_s, wait_return_s;
 	long long poll_ms;
 	const char *platform, *detect_cmd, *kubeconfig, *sysroot, *probe_image;
+	struct sink_opts sink;	/* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 static const char *const methods[] = { "log", "dcgm", "sbr", "amd-ras", NULL };
@@ -86,6 +88,7 @@ const struct opt_def inject_options[] = {
 	{ "inject-only", 0, OPT_FLAG, O(inject_only), NULL, "inject and exit, measure nothing", NULL, 0, 0, NULL,
 	  NULL, 0 },
 	OPTION_JSON(struct iopts, json),
+	OPTION_SINK(struct iopts, sink),
 	OPTION_VERBOSE(struct iopts, verbose),
 	OPTION_END,
 };
@@ -616,7 +619,8 @@ static int report(struct irun *r)
 	json_object_set_new(doc, "results", ra);
 	json_object_set_new(doc, "verdict", json_pack("{s:s,s:s}", "status", status_name(st), "summary", verdict));
 	json_object_set_new(doc, "interrupted", json_boolean(r->interrupted));
-	int selfbad = r->o.json ? print_doc(doc) : 0;
+	/* printed or not, the document is recorded (store/sink.h): never one that breaks its schema */
+	int selfbad = r->o.json ? print_doc(doc) : exit_code_for(doc_selfcheck(doc, "inject", "inject"));
 	if (!r->o.json) {
 		print_fault(&r->o, &r->plan, &r->e, stdout);
 		printf("Timeline (%s, every %lld ms):\n", r->pcmd, r->o.poll_ms);
@@ -635,9 +639,9 @@ static int report(struct irun *r)
 	free(verdict);
 	if (selfbad)
 		return selfbad;
-	if (r->interrupted)
-		return interrupt_exit_code();
-	return st == ST_FAIL || st == ST_ERROR ? EXIT_FINDINGS : EXIT_OK;
+	int rc = r->interrupted ? interrupt_exit_code() : st == ST_FAIL || st == ST_ERROR ? EXIT_FINDINGS : EXIT_OK;
+	r->o.sink.verbose = r->o.verbose;
+	return sink_finish(&r->o.sink, "inject", doc, NULL, rc);
 }
 
 static void inject_release(struct irun *r)
@@ -678,6 +682,9 @@ int cmd_inject(int argc, char **argv)
 	int rc = parse(argc, argv, &r.o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	/* a plan records nothing; --inject-only measures nothing and records nothing either */
+	if (!r.o.dry_run && !r.o.inject_only && (rc = sink_check(&r.o.sink, "inject")) >= 0)
+		return rc;
 	rc = inject_run(&r);
 	inject_release(&r);
 	return rc;

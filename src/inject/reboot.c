@@ -22,6 +22,7 @@
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
 #include "report/report.h"
+#include "store/sink.h"
 #include "core/termsafe.h"
 #include "core/usage.h"
 #include "config.h"
@@ -38,6 +39,7 @@ struct ropts {
 	int k8s, dry_run, yes, own, json, verbose;
 	long timeout_s;
 	long long poll_ms;
+	struct sink_opts sink; /* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 #define O(f) offsetof(struct ropts, f)
@@ -61,6 +63,7 @@ const struct opt_def reboot_test_options[] = {
 	  0 },
 	{ "poll-ms", 0, OPT_INT, O(poll_ms), "MS", "poll interval", "1000", 10, 60000, "ms", NULL, 0 },
 	OPTION_JSON(struct ropts, json),
+	OPTION_SINK(struct ropts, sink),
 	OPTION_VERBOSE(struct ropts, verbose),
 	OPTION_END,
 };
@@ -670,7 +673,8 @@ static int render(struct rtest *t)
 {
 	const struct rrun *r = &t->r;
 	json_t *doc = doc_build(t);
-	int selfbad = t->o.json ? exit_code_for(doc_selfcheck(doc, "reboot-test", "reboot-test")) : 0;
+	/* printed or not, the document is recorded (store/sink.h): never one that breaks its schema */
+	int selfbad = exit_code_for(doc_selfcheck(doc, "reboot-test", "reboot-test"));
 	if (t->o.json && !selfbad) {
 		json_dumpf(doc, stdout, JSON_INDENT(2) | JSON_SORT_KEYS);
 		fputc('\n', stdout);
@@ -691,12 +695,15 @@ static int render(struct rtest *t)
 	}
 	if (t->interrupted && t->cleanup)
 		fprintf(stderr, "cmax reboot-test: interrupted: %s\n", t->cleanup);
-	json_decref(doc);
-	if (selfbad)
-		return selfbad;
+	int rc = t->interrupted ? interrupt_exit_code() : t->st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
 	if (t->exit_code != EXIT_OK)
-		return t->exit_code;
-	return t->interrupted ? interrupt_exit_code() : t->st == ST_FAIL ? EXIT_FINDINGS : EXIT_OK;
+		rc = t->exit_code;
+	if (selfbad)
+		rc = selfbad;
+	t->o.sink.verbose = t->o.verbose;
+	rc = sink_finish(&t->o.sink, "reboot-test", selfbad ? NULL : doc, NULL, rc);
+	json_decref(doc);
+	return rc;
 }
 
 static void reboot_release(struct rtest *t)
@@ -747,6 +754,8 @@ int cmd_reboot_test(int argc, char **argv)
 	int rc = parse(argc, argv, &t.o);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
+	if (!t.o.dry_run && (rc = sink_check(&t.o.sink, "reboot-test")) >= 0) /* a plan records nothing */
+		return rc;
 	rc = reboot_run(&t);
 	reboot_release(&t);
 	return rc;

@@ -24,6 +24,8 @@
 #include "rate/rate.h"
 #include "rate/score.h"
 #include "report/report.h"
+#include "store/input.h"
+#include "store/sink.h"
 
 struct ropts {
 	const char *attestation, *rubric, *provider, *output_file;
@@ -31,6 +33,7 @@ struct ropts {
 	size_t nargs;               /* the evidence paths */
 	const char *const *args;
 	double flag[GPA__COUNT];    /* NAN: not given */
+	struct sink_opts sink;      /* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 #define RO(f) offsetof(struct ropts, f)
@@ -53,6 +56,7 @@ const struct opt_def rate_options[] = {
 	       1e6, NULL),
 	OPTION_JSON(struct ropts, json),
 	OPTION_OUTPUT_FILE(struct ropts, output_file),
+	OPTION_SINK(struct ropts, sink),
 	OPTION_VERBOSE(struct ropts, verbose),
 	OPTION_END,
 };
@@ -76,6 +80,8 @@ static const char rate_help_head[] =
 	"assumptions (--gpus to --price-per-gpu-hour) default to the rubric's goodput section.\n"
 	"--json prints the rating as JSON (schema cmax.rate/1; cmax.rate.compare/1); -v shows\n"
 	"every item with its weight, rows and score (-vv: every row).\n"
+	"An argument run:ID is a run of the results store (cmax runs list; the store of\n"
+	"--store, else $CMAX_STORE, else $CMAX_HOME/cmax.db) in place of a file.\n"
 	"\n"
 	"Options:\n";
 static const char rate_help_tail[] =
@@ -223,8 +229,18 @@ static int load_dir(struct pset *p, const char *dir, int want_att)
 	return rc;
 }
 
-static int load_path(struct pset *p, const char *path, int want_att)
+/* store: --store, where a "run:ID" is read from (NULL: $CMAX_STORE, else the default) */
+static int load_path(struct pset *p, const char *path, int want_att, const char *store)
 {
+	if (store_input_is_run(path)) { /* "run:ID": a document of the results store */
+		json_t *root = NULL;
+		char *label = NULL, *err = NULL;
+		enum cmax_err e = store_resolve_input(path, store, &root, &label, &err);
+		if (!e)
+			e = ev_add_json(&p->ev, root, label, &err); /* steals root */
+		free(label);
+		return e ? fail(err, exit_code_for(e)) : 0;
+	}
 	struct stat st;
 	if (stat(path, &st) != 0)
 		return fail(xasprintf("%s: %s", path, strerror(errno)), EXIT_NOINPUT);
@@ -290,7 +306,8 @@ static int rate_parse(int argc, char **argv, struct ropts *o, struct opt_parser 
 		return usage_error("%s: with --compare names come from each attestation or directory", "--provider");
 	if (!o->nargs && !o->attestation)
 		return usage_error("%s", "no result files given");
-	return 0;
+	rc = sink_check(&o->sink, "rate");
+	return rc < 0 ? 0 : rc;
 }
 
 /* One `cmax rate` run: what its phases share, released once by
@@ -363,7 +380,7 @@ static int rate_gather(struct rate_cmd *rc)
 		r = load_attestation(&rc->sets[0], o->attestation);
 	for (size_t i = 0; !r && i < o->nargs; i++) {
 		struct pset *p = &rc->sets[o->compare ? i : 0];
-		r = load_path(p, o->args[i], 1);
+		r = load_path(p, o->args[i], 1, o->sink.store);
 		if (o->compare && !r) {
 			p->name = xstrdup(p->has_att && p->att.provider ? p->att.provider : "");
 			if (!*p->name) {
@@ -424,13 +441,16 @@ static void rate_execute(struct rate_cmd *rc)
 static int rate_write(const struct rate_cmd *rc)
 {
 	const struct ropts *o = &rc->o;
-	enum cmax_err e = doc_selfcheck(rc->doc, o->compare ? "rate-compare" : "rate", "rate");
+	enum cmax_err self = doc_selfcheck(rc->doc, o->compare ? "rate-compare" : "rate", "rate"), e = self;
 	if (!e && o->json)
 		report_json(stdout, rc->doc);
 	fflush(stdout);
 	if (o->output_file && !e)
 		e = report_json_file(o->output_file, rc->doc, "rate");
-	return exit_code_for(e);
+	/* the store, --junit, --fail-on (store/sink.h); never a document that broke its schema */
+	struct sink_opts sink = o->sink;
+	sink.verbose = o->verbose;
+	return sink_finish(&sink, "rate", self ? NULL : rc->doc, e ? NULL : o->output_file, exit_code_for(e));
 }
 
 int cmd_rate(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include "core/termsafe.h"
 #include "core/usage.h"
 #include "core/yamljson.h"
+#include "store/sink.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -40,6 +41,7 @@ struct opts {
 	int json, verbose;
 	sla_ms offset, from, to;
 	char label[96];
+	struct sink_opts sink;	/* --store, --no-store, --junit, --fail-on (store/sink.h) */
 };
 
 #define O(f) offsetof(struct opts, f)
@@ -80,6 +82,7 @@ const struct opt_def sla_options[] = {
 	  0 },
 	OPTION_JSON(struct opts, json),
 	OPTION_OUTPUT_FILE(struct opts, out),
+	OPTION_SINK(struct opts, sink),
 	OPTION_VERBOSE(struct opts, verbose),
 	OPTION_END,
 };
@@ -439,11 +442,13 @@ static int write_file(const char *path, const json_t *doc)
 }
 
 /* The JSON document (checked against its schema first) to --output-file,
- * then the report to standard output: JSON with --json, else text. */
-static int write_out(const struct opts *o, const struct sla_run *run)
+ * then the report to standard output: JSON with --json, else text; then
+ * the sink (store/sink.h), which records the document in every case. */
+static int write_out(struct opts *o, const struct sla_run *run)
 {
-	json_t *doc = o->json || o->out ? sla_report_json(run) : NULL;
-	int rc = doc ? exit_code_for(doc_selfcheck(doc, "sla", "sla")) : 0;
+	json_t *doc = sla_report_json(run);
+	int selfbad = exit_code_for(doc_selfcheck(doc, "sla", "sla"));
+	int rc = o->json || o->out ? selfbad : 0;
 	if (!rc && o->out)
 		rc = write_file(o->out, doc);
 	if (!rc) {
@@ -458,6 +463,8 @@ static int write_out(const struct opts *o, const struct sla_run *run)
 			rc = EXIT_CANTCREAT;
 		}
 	}
+	o->sink.verbose = o->verbose;
+	rc = sink_finish(&o->sink, "sla", selfbad ? NULL : doc, rc ? NULL : o->out, rc);
 	json_decref(doc);
 	return rc;
 }
@@ -522,6 +529,10 @@ int cmd_sla(int argc, char **argv)
 	if (rc) {
 		opts_release(&o);
 		return rc < 0 ? EXIT_OK : rc;
+	}
+	if ((rc = sink_check(&o.sink, "sla")) >= 0) {
+		opts_release(&o);
+		return rc;
 	}
 	struct sla_state s = { .inputs = json_array() };
 	rc = prepare(&o, &s);

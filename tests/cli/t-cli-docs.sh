@@ -6,7 +6,7 @@
 # the command table's names agree with what the commands themselves say.
 . "${SRCDIR:?run through tests/run-all.sh}/tests/lib/tap.sh" || exit 1
 PY=${PYTHON:-/usr/bin/python3}
-CMDS="audit bench health inject reboot-test rate sla accept"
+CMDS="audit bench health inject reboot-test rate sla accept minimums runs report"
 
 if "$CMAX" __cli-spec >"$TMP/spec.json" 2>"$TMP/err" &&
 	"$PY" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["schema"] == "cmax.cli-spec/1" and d["commands"]' "$TMP/spec.json"; then

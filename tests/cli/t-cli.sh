@@ -98,12 +98,14 @@ runs=$(ls -d "$TMP/home1/home/.cmax/audit/"*/ 2>/dev/null | wc -l)
 check "default run directory ~/.cmax/audit/<UTC stamp>/" test "$runs" = 1
 d=$(ls -d "$TMP/home1/home/.cmax/audit/"*/ 2>/dev/null | head -1)
 check "run dir name is the pinned UTC time" test "$(basename "$d")" = "20261130-120000"
-HOME=$TMP/home1/home "$CMAX" audit review --command summary >"$TMP/rev" 2>&1 </dev/null
+# (without the test's CMAX_HOME, tests/lib/tap.sh: these are about HOME)
+env -u CMAX_HOME HOME=$TMP/home1/home "$CMAX" audit review --command summary >"$TMP/rev" 2>&1 </dev/null
 check "review finds the newest run" grep -q "Run $TMP/home1/home/.cmax/audit/20261130-120000" "$TMP/rev"
 # a service account's HOME=/nonexistent: cmax must not create it
-HOME=$TMP/no-home TMPDIR=$TMP/tmpdir CMAX_NOW=2026-11-30T12:00:00Z "$CMAX" audit storage --yes >/dev/null 2>&1 </dev/null
+env -u CMAX_HOME HOME=$TMP/no-home TMPDIR=$TMP/tmpdir CMAX_NOW=2026-11-30T12:00:00Z "$CMAX" audit storage --yes >/dev/null 2>&1 </dev/null
 check "a missing HOME is never created" test ! -e "$TMP/no-home"
 check "runs go to \$TMPDIR/cmax-<uid>/audit instead" test -d "$TMP/tmpdir/cmax-$(id -u)/audit/20261130-120000"
+check "and the results store to \$TMPDIR/cmax-<uid>/cmax.db" test -f "$TMP/tmpdir/cmax-$(id -u)/cmax.db"
 R=$TMP/full/run
 "$CMAX" audit review "$R" --command 'show versions.nvidia-driver' >"$TMP/rev" 2>&1 </dev/null
 check "review show ID" grep -q 'versions.nvidia-driver' "$TMP/rev"

@@ -66,7 +66,8 @@ run_pods() { # outdir run-id [cmax args...]; runs in the foreground
 	: >"$out/fake.log"
 	(
 		# the profile's env first: its own CMAX_RUN_ID (for the probe recordings) gives way to the run's
-		cd "$PROF" && exec env -i HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
+		# CMAX_HOME: the results store goes there, not under TMPDIR (whose emptiness is checked)
+		cd "$PROF" && exec env -i HOME="$out/home" CMAX_HOME="$out/cmax-home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
 			$(grep -v '^#' env) CMAX_RUN_ID="$id" KUBECONFIG="$KCFG" CMAX_FAKE_DIR="$FX/cmd" \
 			CMAX_FAKE_LOG="$out/fake.log" CMAX_DATADIR="$SRCDIR/data" \
 			${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \
@@ -114,6 +115,16 @@ checkd "run: pods are deleted by the run label only" "$out/kubectl.log" pods_by_
 checkd "run: the manifests kubectl was given are kept in the run directory, mode 0600" "$out/kubectl.log" \
 	manifests_kept "$out" k8s-namespace.json
 check "run: nothing is written under TMPDIR" tmpdir_empty
+# the pods run at once: stderr counts those that ended, never guesses an ETA
+# before the last one (core/progress.h, PROGRESS_PARALLEL; stderr is no terminal)
+checkd "run: progress: one line per node whose pod ended, 3 succeeded + 1 stuck, ETA ? until the last" "$out/stderr" \
+	python3 -c '
+import re,sys; l=[x for x in open(sys.argv[1]).read().splitlines() if x.startswith("cmax audit: node ")]
+assert len(l)==4, l
+for i,x in enumerate(l,1):
+    m=re.match(r"cmax audit: node (\d)/4 (\S+) done in \d+s, (succeeded|stuck|failed) \(elapsed \d+s, ETA (\?|0s)\)$", x)
+    assert m and int(m.group(1))==i and (m.group(4)=="0s")==(i==4), x
+assert sorted(re.search(r", (\w+) \(", x).group(1) for x in l)==["stuck","succeeded","succeeded","succeeded"], l' "$out/stderr"
 check "run: the manifests hold no credential of the kubeconfig" \
 	test "$(grep -l cmax-planted-bearer "$out/run"/k8s-*.json | wc -l)" = 0
 "$PY" - "$out/stdout" >"$out/py" 2>&1 <<'PY'
@@ -298,7 +309,7 @@ for sig in INT TERM; do
 	add_creates "$out"
 	: >"$TMP/kubectl.log"
 	(
-		cd "$PROF" && exec env -i --default-signal=INT HOME="$out/home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
+		cd "$PROF" && exec env -i --default-signal=INT HOME="$out/home" CMAX_HOME="$out/cmax-home" PATH="$BIN" TZ=UTC TMPDIR="$TMP/tmp" \
 			$(grep -v '^#' env) CMAX_RUN_ID=t2 KUBECONFIG="$KCFG" CMAX_FAKE_DIR="$FX/cmd" \
 			CMAX_FAKE_LOG="$out/fake.log" CMAX_DATADIR="$SRCDIR/data" \
 			${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} \

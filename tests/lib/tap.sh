@@ -14,6 +14,10 @@ diag() { sed 's/^/# /'; }
 done_testing() { echo "1..$_n"; [ "$_failed" -eq 0 ]; }
 TMP=$(mktemp -d /tmp/cmax-t.XXXXXX) && [ -d "$TMP" ] || exit 1  # every test path is under TMP: never run with it empty
 trap 'rm -rf "$TMP"' EXIT
+# the results store of every cmax this test runs (store/store.h): its own,
+# never the user's ~/.cmax
+export CMAX_HOME=$TMP/cmax-home
+unset CMAX_STORE
 
 # Fixture host runner: sets up the fake-command PATH and the pinned clock.
 # usage: run_fixture HOST OUTDIR [cmax args...]; stdout/stderr to OUTDIR/{stdout,stderr}

@@ -128,5 +128,13 @@ int main(void)
 	T_OK(validate_one(&o, &err) != 0, "--nodes without BENCH_SLURM_AWARE: refused");
 	o.flags |= BENCH_SLURM_AWARE;
 	T_OK(validate_one(&o, &err) == 0, "--nodes with BENCH_SLURM_AWARE validates");
+	o = good;
+	o.table_head = bench_storage_ops.table_head;
+	T_OK(validate_one(&o, &err) != 0, "a streamed table head without its row printer: refused");
+	o.table_row = bench_storage_ops.table_row;
+	T_OK(validate_one(&o, &err) == 0, "a streamed table with both hooks validates");
+	for (size_t i = 0; i < bench_table_len; i++)
+		T_OK(bench_table[i]->table_head && bench_table[i]->table_row, "%s prints its rows as its cases finish",
+		     bench_table[i]->name);
 	return t_done();
 }
