@@ -57,6 +57,7 @@ struct hpass {
 	int lockfd, verdict, rc, acted, handled, keep, ro;
 	json_t *state, *entry;
 	json_t *os;			/* the report-only outstanding event, as the pass found it */
+	json_t *jobs;			/* the jobs this pass listed (jobs.c), NULL when it listed none */
 	struct xid_assessment *a;
 	const struct xid_hit *w;	/* the new event that needs the node out, if any */
 	const char *pact;		/* the pending action, if any */

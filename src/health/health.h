@@ -138,6 +138,25 @@ void sched_isolate(const struct sched_opts *o, int code, int sxid, const char *r
 void sched_resume(const struct sched_opts *o, struct sched_result *r);
 void sched_result_free(struct sched_result *r);
 
+/* ---- affected jobs (jobs.c) ---- */
+
+/* Jobs a record lists (state, JSON) and the metric names, one label set
+ * each: the count is always the whole number.  Declared: 50 names the jobs
+ * of a full node (a few GPUs' worth of jobs, or a kubelet's pods bar the
+ * system ones) and bounds a node's series to 50 whatever runs on it. */
+#define HJOBS_MAX 50
+#define HJOBS_MAX_STR "50"
+/* The jobs running on o->node now, read-only (squeue, or kubectl with
+ * o->k8s): {at, source, count, jobs:[{id,user,name}] (at most HJOBS_MAX),
+ * truncated}, or {at, source, count:null, error} when they could not be
+ * listed.  Runs under --dry-run and --report-only too. */
+json_t *hjobs_list(const struct sched_opts *o, const char *now_iso);
+/* Pure parsers of the listings: [{id,user,name}], or NULL with *err
+ * (malloc'd, one line).  squeue -h -o '%i|%u|%j' rows; kubectl get pods -o
+ * json (id namespace/name, user the namespace). */
+json_t *hjobs_parse_squeue(const char *buf, size_t len, char **err);
+json_t *hjobs_parse_pods(const char *buf, size_t len, char **err);
+
 /* ---- metrics (metrics.c) ---- */
 
 /* Prometheus text for one source's state entry (see state keys in pass.c). */

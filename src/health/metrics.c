@@ -68,6 +68,38 @@ static void unhealthy_causes(struct strbuf *sb, json_t *entry)
 	}
 }
 
+/* The jobs running on the node when the event that keeps it out was
+ * acted on (pass.c keeps them while it is out): the count, absent when the
+ * listing failed (unknown is not zero), and one series per job named, at
+ * most HJOBS_MAX whatever the state holds (a file edited by hand
+ * included), so a node's series stay bounded.  The label is job_id, not
+ * job: Prometheus sets job on every scraped series (and would rename ours
+ * to exported_job), and the rules and panels join on (instance, job). */
+static void affected_jobs(struct strbuf *sb, json_t *entry)
+{
+	json_t *rec = json_object_get(entry, "affected_jobs"), *count = json_object_get(rec, "count"), *j;
+	size_t i;
+	head(sb, "cmax_health_affected_jobs", "gauge",
+	     "Jobs running on the node when cmax took it out (or, report-only, found the event that would); "
+	     "absent when none is kept or the jobs could not be listed.");
+	if (json_is_integer(count))
+		sb_addf(sb, "cmax_health_affected_jobs %lld\n", (long long)json_integer_value(count));
+	head(sb, "cmax_health_affected_job_info", "gauge",
+	     "1 for each of those jobs (the first " HJOBS_MAX_STR "), by job id and user.");
+	json_array_foreach(json_is_integer(count) ? json_object_get(rec, "jobs") : NULL, i, j) {
+		const char *id = json_string_value(json_object_get(j, "id"));
+		if (i >= HJOBS_MAX)
+			break;
+		if (!id)
+			continue;
+		sb_adds(sb, "cmax_health_affected_job_info{job_id=\"");
+		esc(sb, id);
+		sb_adds(sb, "\",user=\"");
+		esc(sb, json_string_value(json_object_get(j, "user")));
+		sb_adds(sb, "\"} 1\n");
+	}
+}
+
 char *health_metrics_text(json_t *entry, const char *node, const char *source)
 {
 	struct strbuf sb = STRBUF_INIT;
@@ -116,6 +148,7 @@ char *health_metrics_text(json_t *entry, const char *node, const char *source)
 	     "needing reset_gpu or stronger, cmax's own drain in place, or a pending node action.");
 	sb_addf(&sb, "cmax_health_unhealthy %d\n", json_is_true(json_object_get(entry, "unhealthy")));
 	unhealthy_causes(&sb, entry);
+	affected_jobs(&sb, entry);
 	head(&sb, "cmax_health_report_only", "gauge",
 	     "1 when the last pass ran in --report-only mode (no scheduler command run).");
 	sb_addf(&sb, "cmax_health_report_only %d\n",

@@ -214,6 +214,14 @@ static void decide_new_event(struct hctx *h, struct hpass *p)
 		p->reason[400] = 0;
 	sched_isolate(&p->so, w->code, w->sxid, p->reason, &p->sr);
 	p->acted = p->handled = 1;
+	/* the jobs the fault hit: listed when the node is taken out, would
+	 * be, or should be and the scheduler refused (the drain stays pending,
+	 * the jobs were hit all the same); a node already out (cmax's drain:
+	 * its listing is kept; someone else's) is not listed again */
+	if (p->sr.decision == ND_DRAIN || p->sr.decision == ND_REPORT_DRAIN || node_decision_failed(p->sr.decision)) {
+		p->jobs = hjobs_list(&p->so, p->now_iso);
+		json_object_set(entry, "affected_jobs", p->jobs);
+	}
 	if (node_decision_failed(p->sr.decision)) {
 		drain_failed(p, w->code, w->sxid);
 		return;
@@ -330,6 +338,11 @@ static void pass_decide(struct hctx *h, struct hpass *p)
 	} else if (!p->handled && json_is_object(json_object_get(entry, "pending"))) {
 		p->verdict = EXIT_UNHEALTHY;	/* a pending action this pass did not retry */
 	}
+	/* the affected jobs belong to what keeps the node out: gone with the last of it
+	 * (resumed, returned by someone else, acknowledged, cleared) */
+	if (!json_is_object(json_object_get(entry, "drained")) && !json_is_object(json_object_get(entry, "pending")) &&
+	    !json_is_object(json_object_get(entry, "outstanding")))
+		json_object_del(entry, "affected_jobs");
 	p->rc = p->err ? EXIT_NOINPUT : p->verdict;
 }
 
@@ -388,6 +401,7 @@ static void pass_release(struct hpass *p)
 	free(p->serr);
 	free(p->reason);
 	sched_result_free(&p->sr);
+	json_decref(p->jobs);
 	xid_assessment_free(p->a);
 	json_decref(p->state);
 }

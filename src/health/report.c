@@ -73,14 +73,17 @@ static void report_json(const struct hctx *h, const struct hpass *p, const char 
 		if (p->reason)
 			json_object_set_new(na, "reason", json_string(p->reason));
 	}
-	json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:s,s:b,s:s,s:i,s:o,s:O?,s:O?,s:s?}",
+	/* this pass's listing, or the one kept since the node went out */
+	json_t *jobs = p->jobs ? p->jobs : json_object_get(p->entry, "affected_jobs");
+	json_t *doc = json_pack("{s:s,s:s,s:s,s:s,s:b,s:b,s:o,s:o,s:s,s:b,s:s,s:i,s:o,s:O?,s:O?,s:O?,s:s?}",
 				"command", h->o.watch ? "health watch" : "health check", "version", CMAX_VERSION,
 				"node", h->node, "checked_at", p->now_iso, "dry_run", h->o.dry_run,
 				"report_only", p->ro, "source", src, "assessment", xid_assessment_json(p->a),
 				"action", xid_action_name(p->a->action), "healthy", p->rc == EXIT_OK,
 				"status", status, "exit_status", p->rc, "node_action", na,
 				"outstanding", json_object_get(p->entry, "outstanding"),
-				"pending", json_object_get(p->entry, "pending"), "error", error[0] ? error : NULL);
+				"pending", json_object_get(p->entry, "pending"), "affected_jobs", jobs,
+				"error", error[0] ? error : NULL);
 	json_dumpf(doc, stdout, h->o.watch ? JSON_COMPACT : JSON_INDENT(2));
 	fputc('\n', stdout);
 	json_decref(doc);
@@ -102,6 +105,29 @@ static void print_codes(const struct xid_assessment *a)
 			       ts_str(v[i].reason ? v[i].reason : ""));
 		}
 	}
+}
+
+/* The jobs this pass listed, the first few by id, user and name. */
+static void print_jobs(const char *node, json_t *rec)
+{
+	json_t *count = json_object_get(rec, "count"), *j;
+	size_t i;
+	if (!json_is_integer(count)) {
+		printf("  jobs running on %s: unknown (%s)\n", node,
+		       ts_str(json_string_value(json_object_get(rec, "error"))));
+		return;
+	}
+	printf("  jobs running on %s: %lld", node, (long long)json_integer_value(count));
+	json_array_foreach(json_object_get(rec, "jobs"), i, j) {
+		if (i == 5) {
+			printf(", ...");
+			break;
+		}
+		printf("%s%s (%s, %s)", i ? ", " : ": ", ts_str(json_string_value(json_object_get(j, "id"))),
+		       ts_str(json_string_value(json_object_get(j, "user"))),
+		       ts_str(json_string_value(json_object_get(j, "name"))));
+	}
+	putchar('\n');
 }
 
 static void report_text(const struct hctx *h, const struct hpass *p)
@@ -129,6 +155,8 @@ static void report_text(const struct hctx *h, const struct hpass *p)
 		print_codes(a);
 	if (p->acted && p->sr.detail && !node_decision_failed(p->sr.decision))
 		printf("  %s\n", ts_str(p->sr.detail));
+	if (p->jobs)
+		print_jobs(node, p->jobs);
 	size_t i;
 	json_t *cmd;
 	json_array_foreach(p->acted ? p->sr.commands : NULL, i, cmd)

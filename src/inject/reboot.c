@@ -18,6 +18,7 @@
 #include "core/exitcodes.h"
 #include "core/interrupt.h"
 #include "core/options.h"
+#include "core/progress.h"
 #include "core/runner.h"
 #include "core/selfcheck.h"
 #include "core/strbuf.h"
@@ -177,6 +178,10 @@ struct rrun {
 	const struct ropts *o;
 	const struct sched *s;
 	long m0;
+	/* each event on stderr as it is marked (core/progress.h): their number
+	 * depends on the path (Slurm or Kubernetes, a pending reboot), so no
+	 * total and no ETA */
+	struct progress *pg;
 	struct rev ev[16];
 	int nev;
 	json_t *commands;
@@ -194,6 +199,8 @@ static void mark(struct rrun *r, const char *name, const char *detail)
 	e->t_ms = inj_clock_ms() - r->m0;
 	e->wall = inj_wall();
 	e->detail = xstrdup(detail ? detail : "");
+	if (r->pg)
+		progress_case_done(r->pg, name, detail && *detail ? detail : NULL);
 }
 
 static long at(const struct rrun *r, const char *name)
@@ -736,12 +743,16 @@ static int reboot_run(struct rtest *t)
 	if ((rc = preflight(t)) != 0 || (rc = confirm(t)) != 0)
 		return rc;
 	inject_trap_signals();
-	t->r = (struct rrun){ .o = &t->o, .s = &t->s, .m0 = inj_clock_ms(), .commands = json_array() };
+	struct progress pg = { .noun = "event", .now = inj_clock_s };
+	t->r = (struct rrun){ .o = &t->o, .s = &t->s, .m0 = inj_clock_ms(), .pg = &pg, .commands = json_array() };
+	progress_begin(&pg, "cmax reboot-test", 0, NULL, PROGRESS_PARALLEL);
 	if (start_reboot(t) == 0) {
 		wait_back(t);
 		if (!t->interrupted && at(&t->r, "back") >= 0)
 			finish_reboot(t);
 	}
+	progress_end(&pg);
+	t->r.pg = NULL;
 	clean_up(t);
 	grade(t);
 	return render(t);

@@ -55,6 +55,11 @@ long inj_clock_ms(void)
 	return R.active ? R.now_ms : clock_mono_ms();
 }
 
+double inj_clock_s(void)
+{
+	return (double)inj_clock_ms() / 1000.0;
+}
+
 double inj_wall(void)
 {
 	if (R.active)

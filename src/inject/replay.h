@@ -39,6 +39,9 @@ void replay_done(void);
 
 /* Milliseconds on a monotonic clock (the simulated one under the hook). */
 long inj_clock_ms(void);
+/* The same in seconds: the clock of the progress lines (core/progress.h),
+ * so a replay's milestones are timed on its simulated clock. */
+double inj_clock_s(void);
 /* Epoch seconds with microseconds (simulated: epoch + clock). */
 double inj_wall(void);
 /* Sleep (or advance the simulated clock by) ms. */

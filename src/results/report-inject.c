@@ -92,7 +92,34 @@ void rpt_inject(struct rpt *r, const json_t *doc)
 		free(x);
 	}
 	c->xmin = 0;
-	char *cap = xasprintf("events at their offsets from the injection (timeline.events[].offset_s)%s%s",
+	/* the method's limits, shaded from the injection to the deadline
+	 * (fault.expect_*_s; a document of an older cmax has only the words of
+	 * its rows, and then no window is drawn) */
+	static const struct { const char *key, *what; } limits[] = {
+		{ "expect_detect_s", "detected within" },
+		{ "expect_return_s", "back in service within" },
+	};
+	const json_t *f = json_object_get(doc, "fault");
+	double right = 0;
+	for (int k = 0; k < NEV; k++)
+		if (at[k])
+			right = fmax(right, rpt_num(json_object_get(at[k], "offset_s")));
+	int nlim = 0;
+	for (size_t i = 0; i < sizeof limits / sizeof limits[0]; i++) {
+		const json_t *v = json_object_get(f, limits[i].key);
+		if (!json_is_number(v) || rpt_num(v) <= 0)
+			continue;
+		char *raw = rpt_raw(v), *label = xasprintf("%s %s s (the method's limit)", limits[i].what, raw);
+		rchart_window(c, 0, rpt_num(v), "0", raw, label);
+		right = fmax(right, rpt_num(v));
+		nlim++;
+		free(raw);
+		free(label);
+	}
+	if (nlim && right > 0)
+		c->xmax = right;
+	char *cap = xasprintf("events at their offsets from the injection (timeline.events[].offset_s)%s%s%s",
+			      nlim ? "; shaded: the method's limits from the injection (fault.expect_*_s)" : "",
 			      missing.len ? "; not measured: " : "", missing.len ? missing.buf : "");
 	rchart_caption(c, cap);
 	free(cap);

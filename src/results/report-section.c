@@ -177,9 +177,12 @@ static char *brief(const json_t *v)
 	return e;
 }
 
-static int needs_look(const char *st)
+/* the order rows are shown in: FAIL and ERROR, then WARN, then the rest */
+static int look_rank(const char *st)
 {
-	return st && (!strcmp(st, "FAIL") || !strcmp(st, "ERROR") || !strcmp(st, "WARN"));
+	if (st && (!strcmp(st, "FAIL") || !strcmp(st, "ERROR")))
+		return 0;
+	return st && !strcmp(st, "WARN") ? 1 : 2;
 }
 
 void rpt_rows(struct rpt *r, const json_t *rows)
@@ -190,12 +193,12 @@ void rpt_rows(struct rpt *r, const json_t *rows)
 	}
 	static const char *const heads[] = { "status", "id", "host", "summary", "observed", "expected" };
 	table_begin(r, "rows", heads, 6);
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		size_t i;
 		const json_t *row;
 		json_array_foreach(rows, i, row) {
 			const char *st = jget_str(row, "status");
-			if (needs_look(st) != (pass == 0))
+			if (look_rank(st) != pass)
 				continue;
 			char *ob = brief(json_object_get(row, "observed")), *ex = brief(json_object_get(row, "expected"));
 			const char *c[] = { st ? st : "?", jget_str_or(row, "id", ""), jget_str_or(row, "host", ""),

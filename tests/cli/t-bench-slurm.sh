@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# run-all: alone (the two-node lock test needs its workers to overlap: no other test may slow one of them)
 # cmax bench storage and metadata across the nodes of a real Slurm
 # (tests/slurm/slurm-up.sh: munge, slurmctld and two slurmd on loopback).
 # Every "node" is this host, so a local temp dir stands in for the shared

@@ -37,10 +37,38 @@ run() { # name, log line, extra args...
 X79="NVRM: Xid (PCI:0000:5a:00): 79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus."
 jq_() { "$PY" -c "import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))" "$@"; }
 
+# the running pods on gpu1, as kubectl prints a pod list (trimmed to what
+# identifies a pod): what a fault there hits
+PODS=(get pods -A --field-selector spec.nodeName=gpu1,status.phase=Running -o json)
+cat >"$TMP/pods.json" <<'EOF'
+{
+    "apiVersion": "v1",
+    "items": [
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "train-llm-0", "namespace": "team-a", "uid": "0b7c5c1e-5f0e-4c1a-9d2e-1f6d1c0a9b01"},
+            "spec": {"nodeName": "gpu1"},
+            "status": {"phase": "Running"}
+        },
+        {
+            "apiVersion": "v1",
+            "kind": "Pod",
+            "metadata": {"name": "nvidia-device-plugin-8x2kq", "namespace": "gpu-operator", "uid": "6a1f0d2c-2b3e-4f5a-8c7d-9e0f1a2b3c4d"},
+            "spec": {"nodeName": "gpu1"},
+            "status": {"phase": "Running"}
+        }
+    ],
+    "kind": "List",
+    "metadata": {"resourceVersion": ""}
+}
+EOF
+
 # 1. schedulable node, Xid 79: cordon + taint + condition, exactly these argv
 C=$TMP/cordon/cmd/kubectl
 node_json false '[]' >"$TMP/n.json"
 rec "$C/1-get" "$TMP/n.json" get node gpu1 -o json
+rec "$C/5-pods" "$TMP/pods.json" "${PODS[@]}"
 rec "$C/2-cordon" "" cordon gpu1
 rec "$C/3-taint" "" taint node gpu1 cmax.io/xid=79:NoSchedule --overwrite
 rec "$C/4-patch" "" patch node gpu1 --subresource=status --type=strategic -p \
@@ -50,11 +78,17 @@ check "Xid 79: exit 1 (rc $(cat "$TMP/cordon/rc"))" test "$(cat "$TMP/cordon/rc"
 check "Xid 79: every kubectl call was the recorded one" test ! -s "$TMP/cordon/fake.log" || diag <"$TMP/cordon/fake.log"
 check "Xid 79: decision drain" test "$(jq_ "$TMP/cordon/out" 'd["node_action"]["decision"]')" = drain
 check "Xid 79: four commands ran" test "$(jq_ "$TMP/cordon/out" 'len(d["node_action"]["commands"])')" = 4
+check "Xid 79: the running pods listed as the affected jobs (namespace/name)" \
+	test "$(jq_ "$TMP/cordon/out" 'str(d["affected_jobs"]["count"])+" "+" ".join(j["id"]+":"+j["user"] for j in d["affected_jobs"]["jobs"])+" "+d["affected_jobs"]["source"]')" = \
+	"2 team-a/train-llm-0:team-a gpu-operator/nvidia-device-plugin-8x2kq:gpu-operator kubectl"
+check "Xid 79: kept in the state with the drain" \
+	test "$(jq_ "$TMP/cordon/state.json" 'list(d["sources"].values())[0]["affected_jobs"]["count"]')" = 2
 
 # 2. dry run: the node is read, the three changes are only planned
 run cordon "$X79" --dry-run --state "$TMP/dry.json"
 check "dry run: only the read ran" test ! -s "$TMP/cordon/fake.log"
 check "dry run: three planned commands" test "$(jq_ "$TMP/cordon/out" 'sum(1 for c in d["node_action"]["commands"] if c.get("planned"))')" = 3
+check "dry run: the pods are listed all the same (a read)" test "$(jq_ "$TMP/cordon/out" 'd["affected_jobs"]["count"]')" = 2
 
 # 3. cordoned by someone else: left alone (only the read is recorded)
 F=$TMP/foreign/cmd/kubectl
@@ -63,6 +97,7 @@ rec "$F/1-get" "$TMP/f.json" get node gpu1 -o json
 run foreign "$X79"
 check "foreign cordon: no other kubectl call" test ! -s "$TMP/foreign/fake.log"
 check "foreign cordon: decision foreign_drain" test "$(jq_ "$TMP/foreign/out" 'd["node_action"]["decision"]')" = foreign_drain
+check "foreign cordon: no pods listed (not cmax's action)" test "$(jq_ "$TMP/foreign/out" 'd["affected_jobs"]')" = None
 
 # 4. Xid 13: no kubectl at all (an empty recording dir: any call is logged)
 mkdir -p "$TMP/app/cmd/kubectl"
@@ -89,6 +124,8 @@ D=$TMP/forbid/cmd/kubectl
 rec "$D/1-get" "$TMP/n.json" get node gpu1 -o json
 rec "$D/2-taint" "" taint node gpu1 cmax.io/xid=79:NoSchedule --overwrite
 echo "$FORBIDDEN" >"$D/2-taint/stderr"; echo 1 >"$D/2-taint/exit"
+rec "$D/3-pods" "" "${PODS[@]}"
+echo "$FORBIDDEN" >"$D/3-pods/stderr"; echo 1 >"$D/3-pods/exit"
 mkdir -p "$TMP/forbid/prom"
 run forbid "$X79" --textfile "$TMP/forbid/prom"
 check "taint refused: exit 69 (rc $(cat "$TMP/forbid/rc"))" test "$(cat "$TMP/forbid/rc")" = 69
@@ -97,6 +134,9 @@ check "taint refused: error carries the API server's answer" \
 check "taint refused: no cordon or patch after it (only recorded calls)" test ! -s "$TMP/forbid/fake.log"
 check "taint refused: metrics pending 1, failures 1" \
 	test "$(metric "$TMP/forbid/prom" 'cmax_health_actions_pending{action="drain"}') $(metric "$TMP/forbid/prom" 'cmax_health_action_failures_total{action="drain"}')" = "1 1"
+check "taint refused, pods forbidden too: the jobs are unknown with kubectl's reason, never 0" \
+	sh -c "$PY -c \"import json,sys; d=json.load(open('$TMP/forbid/out'))['affected_jobs']; sys.exit(not (d['count'] is None and 'Forbidden' in d['error'] and 'jobs' not in d))\""
+check "  and no cmax_health_affected_jobs sample" sh -c "! grep -q '^cmax_health_affected_jobs ' '$TMP/forbid/prom/cmax_health.prom'"
 
 # 7. the taint went on, the cordon was refused; the retry (nothing new in the
 # log) sees cmax's taint on a schedulable node and does only what is missing
@@ -105,6 +145,7 @@ rec "$D/1-get" "$TMP/n.json" get node gpu1 -o json
 rec "$D/2-taint" "" taint node gpu1 cmax.io/xid=79:NoSchedule --overwrite
 rec "$D/3-cordon" "" cordon gpu1
 echo "$FORBIDDEN" >"$D/3-cordon/stderr"; echo 1 >"$D/3-cordon/exit"
+rec "$D/4-pods" "$TMP/pods.json" "${PODS[@]}"
 run forbid "$X79" --state "$TMP/forbid/s2.json" --textfile "$TMP/forbid/prom"
 check "cordon refused after the taint: exit 69" test "$(cat "$TMP/forbid/rc")" = 69
 rm -rf "$D"
@@ -124,11 +165,14 @@ check "retry completes the isolation: exit 1, decision drain (rc $r)" \
 check "retry: the taint was not applied again, only cordon and patch" test ! -s "$TMP/forbid/fake.log"
 check "retry: metrics drained 1, pending 0" \
 	test "$(metric "$TMP/forbid/prom" cmax_health_node_drained) $(metric "$TMP/forbid/prom" 'cmax_health_actions_pending{action="drain"}')" = "1 0"
+check "retry: the pods listed when the cordon was refused are kept (2, listed once)" \
+	test "$(metric "$TMP/forbid/prom" cmax_health_affected_jobs) $(grep -c '^cmax_health_affected_job_info{job_id="team-a/train-llm-0",user="team-a"} 1$' "$TMP/forbid/prom/cmax_health.prom")" = "2 1"
 
 # 8. kubectl hangs: killed at --timeout, 69
 D=$TMP/hang/cmd/kubectl
 rec "$D/1-get" "$TMP/n.json" get node gpu1 -o json
 : >"$D/1-get/hang"
+rec "$D/2-pods" "$TMP/pods.json" "${PODS[@]}"
 run hang "$X79" --timeout 1
 check "kubectl hangs: exit 69" test "$(cat "$TMP/hang/rc")" = 69
 check "kubectl hangs: error says it timed out" sh -c "$PY -c \"import json,sys; d=json.load(open('$TMP/hang/out')); sys.exit('timed out' not in d['error'])\""
@@ -140,6 +184,8 @@ check "report-only --k8s without kubectl: exit 1, would_drain" \
 	test "$(cat "$TMP/ro/rc") $(jq_ "$TMP/ro/out" 'd["node_action"]["decision"]')" = "1 would_drain"
 check "report-only --k8s: taint, cordon, patch, all planned" \
 	test "$(jq_ "$TMP/ro/out" '" ".join(c["command"].split()[1] for c in d["node_action"]["commands"] if c.get("planned"))')" = "taint cordon patch"
+check "report-only --k8s without kubectl: the jobs are unknown (kubectl not found), not 0" \
+	test "$(jq_ "$TMP/ro/out" 'str(d["affected_jobs"]["count"])+" "+str("kubectl" in d["affected_jobs"]["error"] and "not found" in d["affected_jobs"]["error"])')" = "None True"
 
 # 10. --journal that cannot be read (systemd 252, no journal on the host)
 jrun() { # name, extra args: a pass over the journal through the fake journalctl

@@ -116,6 +116,9 @@ check "report-only: decision would_drain, nothing run" \
 check "report-only: the command it would run" \
 	test "$(jq_ "$R/out" 'd["node_action"]["commands"][0]["command"]')" = "scontrol update NodeName=node1 State=DRAIN 'Reason=cmax: Xid 79 on 0000:5a:00 at 2026-11-30T05:40:36Z (reboot)'"
 check "report-only: outstanding Xid 79, error null" test "$(jq_ "$R/out" 'str(d["outstanding"]["code"])+" "+str(d["error"])')" = "79 None"
+check "report-only, no squeue: the affected jobs are unknown (squeue not found), never 0" \
+	test "$(jq_ "$R/out" 'str(d["affected_jobs"]["count"])+" "+str("squeue" in d["affected_jobs"]["error"] and "not found" in d["affected_jobs"]["error"])')" = "None True"
+check "  no cmax_health_affected_jobs sample, no job series" sh -c "! grep -Eq '^cmax_health_affected_job(s|_info)[ {]' $R/cmax_health.prom"
 check "report-only metrics: report_only 1, unhealthy 1, drained 0, nothing pending" \
 	test "$(metric "$R" cmax_health_report_only) $(metric "$R" cmax_health_unhealthy) $(metric "$R" cmax_health_node_drained) $(metric "$R" 'cmax_health_actions_pending{action="drain"}')" = "1 1 0 0"
 hc "$R" --log-file "$R.log" --report-only
@@ -170,12 +173,20 @@ SHOW="NodeName=node1 Arch=x86_64 CoresPerSocket=1  CPUAlloc=0 CPUEfctv=2 CPUTot=
 DRAIN_ARGV=(update NodeName=node1 State=DRAIN "Reason=cmax: Xid 79 on 0000:5a:00 at 2026-11-30T05:40:36Z (reboot)")
 rec "$F/cmd/scontrol/1-show" 0 "$SHOW" "" show node -o node1
 rec "$F/cmd/scontrol/2-update" 1 "" "slurm_update error: Access/permission denied" "${DRAIN_ARGV[@]}"
+# the jobs on node1 (squeue -o '%i|%u|%j': an array task, a name holding '|')
+SQUEUE_ARGV=(-h -w node1 -t RUNNING -o '%i|%u|%j')
+rec "$F/cmd/squeue/1-running" 0 "$(printf '%s\n' '4242|alice|train-llm' '4243_7|bob|sweep|lr=3e-4')" "" "${SQUEUE_ARGV[@]}"
 echo "$X79" >"$F.log"
 hc "$F" --log-file "$F.log" --json
 check "scontrol refuses the drain: exit 69 (rc $(rc "$F"))" test "$(rc "$F")" = 69
 check "refused: error carries scontrol's reason" \
 	sh -c "$PY -c \"import json,sys; d=json.load(open('$F/out')); sys.exit(not ('Access/permission denied' in d['error'] and d['node_action']['decision']=='error' and d['node_action']['error']==d['error']))\""
-check "refused: every scontrol call was a recorded one" test ! -s "$F/fake.log"
+check "refused: every scontrol and squeue call was a recorded one" test ! -s "$F/fake.log"
+check "refused drain: the jobs on the node are listed all the same (the fault hit them)" \
+	test "$(jq_ "$F/out" 'str(d["affected_jobs"]["count"])+" "+" ".join(j["id"]+"/"+j["user"]+"/"+j["name"] for j in d["affected_jobs"]["jobs"])')" = \
+	"2 4242/alice/train-llm 4243_7/bob/sweep|lr=3e-4"
+check "  metrics: cmax_health_affected_jobs 2, one series per job by id and user" \
+	test "$(metric "$F" cmax_health_affected_jobs) $(metric "$F" 'cmax_health_affected_job_info{job_id="4242",user="alice"}') $(metric "$F" 'cmax_health_affected_job_info{job_id="4243_7",user="bob"}')" = "2 1 1"
 check "refused: pending drain 1, node not counted as drained" \
 	test "$(metric "$F" 'cmax_health_actions_pending{action="drain"}') $(metric "$F" cmax_health_node_drained)" = "1 0"
 # the controller takes it now: the next pass, with nothing new in the log, drains
@@ -186,6 +197,8 @@ check "retry: the pending drain is done (rc $(rc "$F"), decision $(jq_ "$F/out" 
 	test "$(rc "$F") $(jq_ "$F/out" 'd["node_action"]["decision"]+" "+str(d["pending"])+" "+str(d["error"])')" = "1 drain None None"
 check "retry: pending 0, drained 1, the one failure still counted" \
 	test "$(metric "$F" 'cmax_health_actions_pending{action="drain"}') $(metric "$F" cmax_health_node_drained) $(metric "$F" 'cmax_health_action_failures_total{action="drain"}')" = "0 1 1"
+check "retry: the jobs listed at the event are kept with the drain (not listed again)" \
+	test "$(metric "$F" cmax_health_affected_jobs) $(jq_ "$F/state.json" 'list(d["sources"].values())[0]["affected_jobs"]["count"]')" = "2 2"
 
 # a refused resume (--resume-when-clear, the node drained by cmax above):
 # pending as "resume", retried, counted apart from drains
@@ -201,7 +214,9 @@ rm -f "$F/cmd/scontrol/2-resume/stderr"
 hc "$F" --log-file "$F.log"
 check "pending resume retried (even without the flag) and done: exit 0, nothing pending, not drained" \
 	test "$(rc "$F") $(metric "$F" 'cmax_health_actions_pending{action="resume"}') $(metric "$F" cmax_health_node_drained) $(metric "$F" cmax_health_unhealthy)" = "0 0 0 0"
-check "refused resume: only recorded scontrol calls" test ! -s "$F/fake.log"
+check "resumed: the affected jobs are forgotten (state and metrics)" \
+	sh -c "! grep -Eq '^cmax_health_affected_job(s|_info)[ {]' $F/cmax_health.prom && [ \"\$($PY -c 'import json,sys; print(\"affected_jobs\" in list(json.load(open(sys.argv[1]))[\"sources\"].values())[0])' $F/state.json)\" = False ]"
+check "refused resume: only recorded scontrol calls, no squeue" test ! -s "$F/fake.log"
 
 H=$TMP/hang
 rec "$H/cmd/scontrol/1-show" 0 "$SHOW" "" show node -o node1
@@ -270,6 +285,12 @@ sleep 1.5
 check "node1 not drained after Xids 13, 31, 43, 45 (state $(state node1))" test "$(state node1)" = idle
 grep -q 'cmax_health_action{action="restart_app"} 1' <(prom node1) && ok "last action restart_app" || not_ok "last action restart_app"
 
+# A job runs on node1 when the Xid 79 comes: the pass names it.
+JOB=$(sbatch --parsable -w node1 -N1 -n1 -J cmax-victim -o /dev/null --wrap 'sleep 600' 2>"$TMP/sbatch.err")
+JOB=${JOB%%;*}
+running() { [ "$(squeue -h -j "$JOB" -o %T 2>/dev/null)" = RUNNING ]; }
+check "sbatch gave a job id (${JOB:-none}) and it runs on node1" wait_for 20 running || diag <"$TMP/sbatch.err"
+
 # Xid 79: drained, reason names code, PCI, time and action.
 t0=$(date +%s.%N)
 line "79, pid='<unknown>', name=<unknown>, GPU has fallen off the bus." node1
@@ -283,6 +304,11 @@ check "drain reason names code, PCI, time, action: '$r'" \
 	bash -c '[[ $1 =~ ^cmax:\ Xid\ 79\ on\ 0000:5a:00\ at\ 20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9:]{8}Z\ \(reboot\)$ ]]' _ "$r"
 check "metrics say drained" wait_for 5 sh -c "grep -q '^cmax_health_node_drained 1' $BASE/prom-node1/cmax_health.prom"
 check "metrics count the 79" seen node1 79
+check "the job running at the drain is named: cmax_health_affected_job_info{job_id=\"$JOB\",user=\"$(id -un)\"} 1, count 1" \
+	sh -c "grep -qxF 'cmax_health_affected_job_info{job_id=\"$JOB\",user=\"$(id -un)\"} 1' $BASE/prom-node1/cmax_health.prom && grep -qx 'cmax_health_affected_jobs 1' $BASE/prom-node1/cmax_health.prom" ||
+	diag <"$BASE/prom-node1/cmax_health.prom"
+check "  and the pass said so (job id, user, name)" grep -qF "jobs running on node1: 1: $JOB ($(id -un), cmax-victim)" "$BASE/hc-node1.out"
+scancel "$JOB" 2>/dev/null
 
 # Someone else's drain is left alone.
 scontrol update NodeName=node2 State=DRAIN Reason="maintenance"

@@ -165,6 +165,20 @@ check "  2 h of simulated polling every second: 7200 polls" test "$(jget "$TMP/r
 check "  timestamps on the simulated wall clock" test "$(jget "$TMP/r2h.json" '[e["at"] for e in d["timeline"]["events"]][0]')" = "2026-11-30T06:00:00.000Z"
 check "  the document names the replay" test "$(jget "$TMP/r2h.json" 'd["test_replay"]["file"].endswith("hgx-xid79-back-2h.json")')" = True
 check "  in seconds, not hours" test $(( $(date +%s) - t0 )) -lt 20
+# progress (core/progress.h): without a terminal, one stderr line per
+# milestone as it is seen, in the timeline's order, timed on its clock
+check "  progress: one line per milestone seen, in order, with its time from the injection" "$PY" -c '
+import json, re, sys
+d = json.load(open(sys.argv[1])); err = open(sys.argv[2]).read()
+tm = d["timeline"]["times"]
+seen = sorted(((tm[k + "_s"], k) for k in ("detect", "drain", "return", "usable") if tm.get(k + "_s") is not None))
+names = {"detect": "detected", "drain": "drained", "return": "returned", "usable": "usable"}
+got = re.findall(r"^cmax inject: milestone (\d)/4 (\w+) done in (\S+?),? ", err, re.M)
+assert [g[1] for g in got] == [names[k] for _, k in seen], (got, seen)
+assert [int(g[0]) for g in got] == list(range(1, len(seen) + 1)), got
+fmt = lambda s: "%ds" % s if s < 60 else ("%dm%02ds" % (s // 60, s % 60) if s < 3600 else "%dh%02dm" % (s // 3600, s % 3600 // 60))
+assert all(abs(int(re.sub(r"\D", "", g[2]) or 0) - int(re.sub(r"\D", "", fmt(int(t))))) <= 1 for g, (t, _) in zip(got, seen)), (got, seen)
+' "$TMP/r2h.json" "$TMP/r2h.err"
 rm -f "$LOG"
 # a 10-minute reboot: between the limits, WARN (exit 0)
 "$PY" - "$RP/reboot-back-2min.json" "$TMP/reboot-10min.json" "$RP" <<'PY'
@@ -182,6 +196,13 @@ CMAX_TEST_SCHED_REPLAY=$TMP/reboot-10min.json SLURM_JOB_ID=1 SLURM_JOB_NODELIST=
 	"$CMAX" reboot-test --node gpu018 --yes --json >"$TMP/rb10.json" 2>"$TMP/rb10.err"
 check "replay: a reboot back after 10 min exits 0" test $? = 0
 check "  reboot.return WARN, verdict WARN" test "$(jget "$TMP/rb10.json" '(d["results"][1]["status"], d["verdict"]["status"])')" = "('WARN', 'WARN')"
+check "  progress: one stderr line per event of the document, in order, numbered, no ETA guessed" "$PY" -c '
+import json, re, sys
+d = json.load(open(sys.argv[1])); err = open(sys.argv[2]).read()
+got = re.findall(r"^cmax reboot-test: event (\d+) (\S+) done in \S+ .*ETA (\S+)\)$", err, re.M)
+assert [g[1] for g in got] == [e["event"] for e in d["events"]], (got, d["events"])
+assert [int(g[0]) for g in got] == list(range(1, len(got) + 1)) and all(g[2] == "?" for g in got), got
+' "$TMP/rb10.json" "$TMP/rb10.err"
 
 # --- Kubernetes timeline against a fake kubectl that reacts to the log
 K=$TMP/k8s

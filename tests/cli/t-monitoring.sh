@@ -9,8 +9,9 @@
 #  - every metric name the rules (expr and annotation query templates) and
 #    the dashboard (targets, variables) select is one the built agent
 #    really writes: `cmax health check` runs on a kernel log with an Xid 79,
-#    an Xid 13 and an SXid and no scheduler (a drain that fails, pending),
-#    and its textfile is parsed (no list of names here); promtool check
+#    an Xid 13 and an SXid, no scontrol (a drain that fails, pending) and
+#    a squeue (fakecmd) that lists one running job (the affected jobs), and
+#    its textfile is parsed (no list of names here); promtool check
 #    metrics accepts that text; a name the agent does not write is caught;
 #  - with a real Prometheus (Debian's prometheus): it scrapes `cmax health
 #    watch --listen` and loads the rules; every dashboard query, $node
@@ -36,8 +37,15 @@ cat >"$TMP/k.log" <<'EOF'
 2026-11-30T05:45:00+0000 node1 kernel: NVRM: Xid (PCI:0000:5a:00): 13, pid=4242, name=python3, Graphics SM Warp Exception on (GPC 0, TPC 1, SM 0)
 2026-11-30T05:46:00+0000 node1 kernel: nvidia-nvswitch0: SXid (PCI:0000:05:00.0): 20034, Fatal, Link 48 LTSSM Fault Up
 EOF
-AGENT=(env -i PATH="$TMP/empty" CMAX_DATADIR="$SRCDIR/data" ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS}
-	${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "$CMAX" health)
+# squeue alone on PATH: the drain cannot be done, the jobs can be listed
+SQ=$TMP/fake/cmd/squeue/1-running
+mkdir -p "$SQ"
+printf '%s\n' -h -w node1 -t RUNNING -o '%i|%u|%j' >"$SQ/argv"
+echo '4242|alice|train-llm' >"$SQ/stdout"
+"$SRCDIR/tests/fakecmd/mkbin.sh" "$TMP/fake/cmd" "$BUILD/fakecmd" "$TMP/fake/bin" >/dev/null
+: >"$TMP/fake/log"
+AGENT=(env -i PATH="$TMP/fake/bin" CMAX_FAKE_DIR="$TMP/fake/cmd" CMAX_FAKE_LOG="$TMP/fake/log" CMAX_DATADIR="$SRCDIR/data"
+	${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "$CMAX" health)
 
 # ---- the files ----
 check "the rules, their tests and the dashboard are under data/ (installed by install_subdir('data'))" \
@@ -98,6 +106,9 @@ check "  a rule on a name the agent does not write is caught (${missing:-nothing
 grep -q cmax_health_unhealthy_cause "$TMP/agent/cmax_health.prom" &&
 	grep -qF 'cmax_health_unhealthy_cause{cause="pending",kind="Xid",code="79"} 1' "$TMP/agent/cmax_health.prom"
 check "the failing component is exported: the pending drain's Xid 79" test $? = 0
+check "the affected jobs are exported: the one squeue listed, its count" \
+	sh -c "grep -qxF 'cmax_health_affected_job_info{job_id=\"4242\",user=\"alice\"} 1' '$TMP/agent/cmax_health.prom' &&
+		grep -qx 'cmax_health_affected_jobs 1' '$TMP/agent/cmax_health.prom' && test ! -s '$TMP/fake/log'"
 
 # ---- a real Prometheus ----
 if ! command -v prometheus >/dev/null || ! command -v curl >/dev/null; then

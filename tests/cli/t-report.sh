@@ -439,4 +439,42 @@ assert j["charts"] == re.findall(r"<figure class=\"chart\" data-kind=\"([^\"]+)\
 ' "$TMP/j.json" "$TMP/j.html" "${#ALL[@]}"
 "$CMAX" report "${ALL[@]}" --markdown - --json >/dev/null 2>"$TMP/j2.err"
 check "report --json with --markdown -: usage error 64" [ $? -eq 64 ]
+# the method's limits of an injection (fault.expect_*_s, seconds from the
+# injection) are shaded on its timeline, and the axis reaches them
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1])); d["fault"]["expect_detect_s"] = 120; d["fault"]["expect_return_s"] = 3600
+json.dump(d, open(sys.argv[2], "w"))' "$D/inject-xid79.json" "$TMP/inject-limits.json"
+"$CMAX" report "$TMP/inject-limits.json" --html "$TMP/lim.html" 2>"$TMP/lim.err"
+check "inject limits: exit 0" [ $? -eq 0 ]
+check "inject limits: one window per limit, from 0 to the limit, labelled" python3 -c '
+import re, sys
+page = open(sys.argv[1]).read()
+fig = re.search(r"<figure class=\"chart\" data-kind=\"inject-timeline\".*?</figure>", page, re.S).group(0)
+wins = re.findall(r"<rect class=\"window\"[^>]*data-start=\"([^\"]*)\"[^>]*data-end=\"([^\"]*)\"[^>]*data-label=\"([^\"]*)\"", fig)
+assert [(a, b) for a, b, _ in wins] == [("0", "120"), ("0", "3600")], wins
+assert "limit" in wins[0][2] and "120" in wins[0][2], wins
+xaxis = re.search(r"<g class=\"axis x\">.*?</g>", fig, re.S).group(0)
+ticks = [float(t) for t in re.findall(r"class=\"tick\">([0-9.e+]+)</text>", xaxis)]
+assert ticks and max(ticks) >= 3000, ticks
+' "$TMP/lim.html"
+check "inject limits: a document without them has no window" python3 -c '
+import re, sys
+page = open(sys.argv[1]).read()
+figs = re.findall(r"<figure class=\"chart\" data-kind=\"inject-timeline\".*?</figure>", page, re.S)
+assert figs and not any("class=\"window\"" in f for f in figs), len(figs)
+' "$TMP/r.html"
+# an audit's rows: FAIL and ERROR first, then WARN, then the rest, each
+# in the document's order
+check "audit rows: FAIL/ERROR, then WARN, then the rest, in document order" python3 -c '
+import json, re, sys
+page = open(sys.argv[1]).read(); doc = json.load(open(sys.argv[2]))
+sec = re.search(r"<section class=\"run\" data-schema=\"cmax.audit.results/1\".*?</section>", page, re.S).group(0)
+table = re.search(r"<table class=\"rows\">.*?</table>", sec, re.S).group(0)
+got = re.findall(r"<tr><td class=\"status-[A-Z]+\">([A-Z]+)</td><td>([^<]*)</td>", table)
+rank = lambda st: 0 if st in ("FAIL", "ERROR") else 1 if st == "WARN" else 2
+want = [(r["status"], r["id"]) for k in range(3) for r in doc["results"] if rank(r["status"]) == k]
+assert got == want, (got[:5], want[:5])
+assert any(st == "FAIL" for st, _ in got) and any(st == "WARN" for st, _ in got)
+' "$TMP/r.html" "$D/audit.json"
 done_testing
