@@ -460,6 +460,7 @@ struct child_run {
 	int interrupted; /* the signal; negative once the group was killed for it */
 	long exited_at, stop_at;
 	struct pidset before;
+	const struct run_opts *o; /* the caller's, for on_stdout; may be NULL */
 };
 
 /* The pipes, the guardian's fork and the parent's side of the set-up.
@@ -542,6 +543,8 @@ static int read_ready(struct child_run *c, int open_fds)
 			continue;
 		}
 		cap_add(i == 0 ? &c->ob : &c->eb, tmp, (size_t)n);
+		if (i == 0 && c->o && c->o->on_stdout)
+			c->o->on_stdout(c->o->on_stdout_ctx, tmp, (size_t)n);
 	}
 	return open_fds;
 }
@@ -677,6 +680,7 @@ int runner_run(const char *const argv[], const struct run_opts *o, struct cmd_re
 		return -1;
 	}
 	struct child_run c = {
+		.o = o,
 		.timeout = timeout,
 		.ob = { .limit = (o && o->cap_out) ? o->cap_out : (1u << 20) },
 		.eb = { .limit = (o && o->cap_err) ? o->cap_err : (64u << 10) },

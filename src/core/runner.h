@@ -12,6 +12,11 @@ struct run_opts {
 	int timeout_ms;     /* 0 = default (10 s); always clipped to the global deadline */
 	size_t cap_out;     /* 0 = default (1 MiB); output past it is read and dropped */
 	size_t cap_err;     /* 0 = default (64 KiB) */
+	/* Each piece of stdout as it arrives, besides keeping it as usual: for
+	 * a caller that reports progress from a long command's output (a fleet
+	 * audit's srun step). NULL: none. */
+	void (*on_stdout)(void *ctx, const char *data, size_t n);
+	void *on_stdout_ctx;
 };
 
 enum run_outcome {

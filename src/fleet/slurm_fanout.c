@@ -9,6 +9,7 @@
 #include "engine/context.h"
 #include "core/argv.h"
 #include "core/interrupt.h"
+#include "core/progress.h"
 #include "core/runner.h"
 #include "core/strbuf.h"
 #include "parse/nodewire.h"
@@ -215,6 +216,48 @@ static void srun_argv(struct argv_list *a, const struct step *s, json_t *ev)
  * node's document is about 150 KB of wire lines: a flat 1 GiB cut a fleet
  * of 10,000 off after its 7,480th node (bench/fleet-replay.py). */
 #define STEP_OUT_MIN_PER_NODE ((size_t)512 << 10)
+
+/* The nodes on the progress (stderr) as their documents come over the wire:
+ * a node is done when the last chunk of its document arrives (srun passes
+ * each task's lines on in order). The nodes run at once: no ETA. */
+struct wire_watch {
+	struct progress pg;
+	struct strbuf part; /* a line not complete yet */
+	int too_long;       /* the line being read is longer than any wire line */
+	json_t *done;       /* the nodes already reported */
+};
+
+static void wire_line(struct wire_watch *w, const char *l, size_t n)
+{
+	char node[256];
+	if (!nodewire_line_last(l, n, node) || json_object_get(w->done, node))
+		return;
+	json_object_set_new(w->done, node, json_true());
+	progress_case_done(&w->pg, node, NULL);
+}
+
+static void wire_seen(void *ctx, const char *data, size_t n)
+{
+	struct wire_watch *w = ctx;
+	while (n) {
+		const char *nl = memchr(data, '\n', n);
+		size_t k = nl ? (size_t)(nl - data) : n;
+		/* a line longer than the wire's is no wire line: not kept */
+		if (!w->too_long && w->part.len + k <= NODEWIRE_LINE_MAX)
+			sb_add(&w->part, data, k);
+		else
+			w->too_long = 1;
+		if (!nl)
+			return;
+		if (!w->too_long)
+			wire_line(w, sb_str(&w->part), w->part.len);
+		sb_reset(&w->part);
+		w->too_long = 0;
+		data += k + 1;
+		n -= k + 1;
+	}
+}
+
 static void run_step(const struct argv_list *a, const struct step *s, struct cmd_result *res)
 {
 	long to_s = s->per + s->wait_s + RUNNER_SLACK_S;
@@ -223,8 +266,10 @@ static void run_step(const struct argv_list *a, const struct step *s, struct cmd
 		cap = (size_t)1 << 30;
 	if (cap < s->nexp * STEP_OUT_MIN_PER_NODE)
 		cap = s->nexp * STEP_OUT_MIN_PER_NODE;
+	struct wire_watch w = { .pg = { .noun = "node" }, .part = STRBUF_INIT, .done = json_object() };
 	struct run_opts ro = { .timeout_ms = to_s > INT_MAX / 1000 ? INT_MAX : (int)(to_s * 1000), .cap_out = cap,
-			       .cap_err = 256 << 10 };
+			       .cap_err = 256 << 10, .on_stdout = wire_seen, .on_stdout_ctx = &w };
+	progress_begin(&w.pg, "cmax audit", s->nexp, NULL, PROGRESS_PARALLEL);
 	/* An interrupt while the step runs goes to srun's group (the core
 	 * handler): srun passes SIGINT on to the tasks and the step ends; on
 	 * SIGTERM or SIGHUP it cancels the step itself. */
@@ -232,6 +277,9 @@ static void run_step(const struct argv_list *a, const struct step *s, struct cmd
 		runner_refuse_interrupted((const char *const *)a->v, res);
 	else
 		runner_run((const char *const *)a->v, &ro, res);
+	progress_end(&w.pg);
+	sb_free(&w.part);
+	json_decref(w.done);
 }
 
 /* Why an expected node has no document: its own error, what srun said about

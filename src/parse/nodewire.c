@@ -105,25 +105,47 @@ static struct wnode *wire_node(struct wire *wr, const char *name)
 	return &wr->v[wr->n++];
 }
 
-static void take_line(struct wire *wr, const char *line, size_t n)
+/* A line's head "CMAXNODE <node> <seq>/<total> ": 0 with all of it, -2
+ * with the node only (a malformed sequence field), -1 for a line that is
+ * not the wire's (ignored). */
+static int line_head(const char *line, size_t n, char name[256], long *seq, long *total, const char **chunk)
 {
 	size_t tl = strlen(NODEWIRE_TAG);
 	if (n <= tl + 1 || memcmp(line, NODEWIRE_TAG, tl) != 0 || line[tl] != ' ')
-		return;
+		return -1;
 	const char *p = line + tl + 1, *end = line + n;
 	const char *sp = memchr(p, ' ', (size_t)(end - p));
 	if (!sp || sp == p || sp - p > 255)
-		return;
-	char name[256];
+		return -1;
 	memcpy(name, p, (size_t)(sp - p));
 	name[sp - p] = 0;
 	if (!nodewire_name_ok(name))
-		return;
-	struct wnode *w = wire_node(wr, name);
+		return -1;
 	p = sp + 1;
 	sp = p < end ? memchr(p, ' ', (size_t)(end - p)) : NULL;
+	if (!sp || parse_seq(p, (size_t)(sp - p), seq, total) != 0)
+		return -2;
+	*chunk = sp + 1;
+	return 0;
+}
+
+int nodewire_line_last(const char *line, size_t n, char node[256])
+{
 	long seq, total;
-	if (!sp || parse_seq(p, (size_t)(sp - p), &seq, &total) != 0) {
+	const char *chunk;
+	return line_head(line, n, node, &seq, &total, &chunk) == 0 && seq == total;
+}
+
+static void take_line(struct wire *wr, const char *line, size_t n)
+{
+	char name[256];
+	long seq, total;
+	const char *chunk = NULL, *end = line + n;
+	int h = line_head(line, n, name, &seq, &total, &chunk);
+	if (h == -1)
+		return;
+	struct wnode *w = wire_node(wr, name);
+	if (h == -2) {
 		node_fail(w, "malformed sequence field on a CMAXNODE line");
 		return;
 	}
@@ -136,7 +158,6 @@ static void take_line(struct wire *wr, const char *line, size_t n)
 	}
 	/* The payload is compact ASCII JSON: a NUL or a non-ASCII byte means
 	 * the line was damaged on the way. */
-	const char *chunk = sp + 1;
 	size_t clen = (size_t)(end - chunk);
 	for (size_t i = 0; i < clen; i++)
 		if (chunk[i] == 0 || (unsigned char)chunk[i] >= 0x80) {

@@ -30,6 +30,12 @@ char *nodewire_encode(const char *node, const char *json, size_t line_max);
  * "schema" is cmax.node/1; otherwise error says which of these failed. */
 json_t *nodewire_decode(const char *text, size_t len);
 
+/* Is line (n bytes, no newline) the last chunk of a node's document? 1 and
+ * the node's name in node; for a reader that watches the stream as it
+ * comes (the fleet audit's progress), not a check that the document is
+ * whole: that is nodewire_decode's. */
+int nodewire_line_last(const char *line, size_t n, char node[256]);
+
 /* `scontrol show hostnames` output: one name per line, blanks skipped,
  * duplicates dropped, order kept. Names the wire would refuse are dropped
  * too (they could not be matched with a document anyway). */

@@ -131,6 +131,14 @@ audit.values.json holds every node's facts under nodes ::: sorted(d["nodes"]) ==
 EOF
 check "audit.out: fleet summary first, then rows grouped by host" \
 	grep -q '^## fleet: 3 of 3 nodes answered' "$R/run/audit.out"
+# progress (core/progress.h): without a terminal, one stderr line per node
+# as its document comes back, each node once, counted up to 3, no ETA guessed
+check "progress: one line per node whose document came, counted 1..3, ETA ? until the last" "$PY" -c '
+import re, sys
+got = re.findall(r"^cmax audit: node (\d)/3 (node\d) done in \S+ \(elapsed \S+, ETA (\S+)\)$", open(sys.argv[1]).read(), re.M)
+assert sorted(g[1] for g in got) == ["node1", "node2", "node3"], got
+assert [g[0] for g in got] == ["1", "2", "3"] and [g[2] for g in got] == ["?", "?", "0s"], got
+' "$R/stderr"
 check "audit.out: a section per node" grep -q '^# node node3' "$R/run/audit.out"
 check "no unrecorded tool ran on any node" test -z "$(fleet_unrecorded)"
 fleet_unrecorded | head -5 | diag

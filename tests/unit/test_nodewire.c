@@ -223,9 +223,36 @@ static void test_same_as_jansson(void)
 	sb_free(&deep);
 }
 
+/* The stream watcher's question: is this line a node's last chunk? */
+static void test_line_last(void)
+{
+	const char *doc = "{\"schema\":\"cmax.node/1\",\"node\":\"gpu7\",\"pad\":\"0123456789abcdef\"}";
+	char *w = nodewire_encode("gpu7", doc, 40), node[256];
+	size_t lines = 0, last = 0;
+	for (char *p = w; *p;) {
+		char *nl = strchr(p, '\n');
+		int is = nodewire_line_last(p, (size_t)(nl - p), node);
+		lines++;
+		if (is) {
+			last = lines;
+			T_OK(!strcmp(node, "gpu7"), "the last chunk names its node (%s)", node);
+		}
+		p = nl + 1;
+	}
+	T_OK(lines > 2 && last == lines, "only the last of %zu lines is the last chunk (got line %zu)", lines, last);
+	free(w);
+	T_OK(!nodewire_line_last(S("CMAXNODE gpu7 3/3"), node), "a head without its chunk is not a wire line");
+	T_OK(!nodewire_line_last(S("CMAXNODE gpu7 4/3 x"), node), "a sequence past its total is not");
+	T_OK(!nodewire_line_last(S("CMAXNODE gpu7 0/0 x"), node), "a total of 0 is not");
+	T_OK(!nodewire_line_last(S("CMAXNODE bad/name 1/1 x"), node), "a name the wire refuses is not");
+	T_OK(!nodewire_line_last(S("srun: error: gpu7: task 0: Exited"), node), "srun's own lines are not");
+	T_OK(nodewire_line_last(S("CMAXNODE gpu7 1/1 {}"), node) && !strcmp(node, "gpu7"), "a one-chunk document is");
+}
+
 int main(void)
 {
 	test_roundtrip();
+	test_line_last();
 	test_interleaved();
 	test_hostnames();
 	test_broken();
