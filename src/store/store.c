@@ -15,6 +15,7 @@
 #include "core/home.h"
 #include "core/jsonget.h"
 #include "core/strbuf.h"
+#include "engine/context.h" /* fact_str: a string at a dotted path */
 #include "store/backend.h"
 #include "store/diff.h"
 #include "store/store.h"
@@ -82,29 +83,10 @@ static const json_t *doc_rows(const json_t *doc)
 	return json_is_array(a) ? a : json_object_get(doc, "tests");
 }
 
-/* a string at a dotted path ("target.cluster") */
-static const char *path_str(const json_t *doc, const char *path)
-{
-	const json_t *v = doc;
-	const char *p = path;
-	while (v && *p) {
-		const char *dot = strchr(p, '.');
-		size_t n = dot ? (size_t)(dot - p) : strlen(p);
-		char key[64];
-		if (n >= sizeof key)
-			return NULL;
-		memcpy(key, p, n);
-		key[n] = 0;
-		v = json_object_get(v, key);
-		p += n + (dot ? 1 : 0);
-	}
-	return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
 static const char *first_str(const json_t *doc, const char *const *paths)
 {
 	for (size_t i = 0; paths[i]; i++) {
-		const char *v = path_str(doc, paths[i]);
+		const char *v = fact_str(doc, paths[i]);
 		if (v && *v)
 			return v;
 	}
